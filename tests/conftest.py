@@ -1,0 +1,76 @@
+"""Shared fixtures: each chapter executed once per session, one local server, one Chromium."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # `from harness import ...`
+
+from harness.kernel import ChapterRun, run_chapter  # noqa: E402
+
+
+def book_chapters() -> list[Path]:
+    """The chapters listed in _quarto.yml, in reading order."""
+    text = (ROOT / "_quarto.yml").read_text()
+    return [ROOT / m for m in re.findall(r"^\s*-\s*(chapters/[\w.-]+\.qmd)\s*$", text, re.M)]
+
+
+_runs: dict[str, ChapterRun] = {}
+
+
+def chapter_path(stem: str) -> Path:
+    """A chapter by stem ("02-self-consistency"), or a harness fixture ("fixtures/harness-ok")."""
+    if stem.startswith("fixtures/"):
+        return ROOT / "tests" / f"{stem}.qmd"
+    return ROOT / "chapters" / f"{stem}.qmd"
+
+
+def executed(stem: str) -> ChapterRun:
+    """Execute a chapter in a fresh Jupyter kernel (once per session) and return the run."""
+    if stem not in _runs:
+        _runs[stem] = run_chapter(chapter_path(stem))
+    return _runs[stem]
+
+
+@pytest.fixture(scope="session")
+def server():
+    from harness.server import BookServer
+
+    srv = BookServer()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from harness.browser import CHROMIUM_ARGS, build_runner, chromium_path
+
+    build_runner()
+    pw = sync_playwright().start()
+    chromium = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
+    pw.stop()
+
+
+@pytest.fixture(scope="session")
+def open_chapter(browser, server):
+    """open_chapter(stem) -> ChapterPage with the chapter's OJS running on its Python payload."""
+    from harness.browser import ChapterPage
+
+    pages = {}
+
+    def _open(stem: str, fresh: bool = False) -> ChapterPage:
+        if fresh or stem not in pages:
+            context = browser.new_context(viewport={"width": 900, "height": 1200})
+            pages[stem] = ChapterPage(context.new_page(), executed(stem), server)
+        return pages[stem]
+
+    return _open

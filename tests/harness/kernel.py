@@ -1,0 +1,152 @@
+"""Execute a chapter's Python the way Quarto's Jupyter engine does.
+
+Quarto starts a kernel in the chapter's directory, runs a setup cell that defines `ojs_define`,
+then runs the chapter's cells in order. `ojs_define(**kw)` displays a
+`<script type="ojs-define">` holding `json.dumps` of the values (a pandas DataFrame becomes a
+column dict). We run the same setup code, collect those scripts, and hand them to the browser
+tests exactly as Quarto's page would carry them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from .qmd import Cell, parse_file
+
+# Quarto's own definition of ojs_define for Python kernels (quarto-cli, jupyter setup code).
+QUARTO_OJS_DEFINE = r'''
+def ojs_define(**kwargs):
+  import json
+  try:
+    # IPython 7.14 preferred import
+    from IPython.display import display, HTML
+  except:
+    from IPython.core.display import display, HTML
+
+  # do some minor magic for convenience when handling pandas
+  # dataframes
+  def convert(v):
+    try:
+      import pandas as pd
+    except ModuleNotFoundError: # don't do the magic when pandas is not available
+      return v
+    if type(v) == pd.Series:
+      v = pd.DataFrame(v)
+    if type(v) == pd.DataFrame:
+      j = json.loads(v.T.to_json(orient='split'))
+      return dict((k,v) for (k,v) in zip(j["index"], j["data"]))
+    else:
+      return v
+
+  v = dict(contents=list(dict(name=key, value=convert(value)) for (key, value) in kwargs.items()))
+  display(HTML('<script type="ojs-define">' + json.dumps(v) + '</script>'), metadata=dict(ojs_define = True))
+globals()["ojs_define"] = ojs_define
+'''
+
+OJS_SCRIPT = re.compile(r'<script type="ojs-define">(.*)</script>', re.S)
+NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")
+
+
+def _strict_json(text: str):
+    """Parse like the browser's JSON.parse: NaN / Infinity are errors, not numbers."""
+
+    def reject(token):
+        raise ValueError(f"ojs_define value is not JSON: {token} (the browser cannot parse it)")
+
+    return json.loads(text, parse_constant=reject)
+
+
+@dataclass
+class ChapterRun:
+    """What executing one chapter produced."""
+
+    path: Path
+    cells: list[Cell]
+    define_scripts: list[str] = field(default_factory=list)  # raw JSON text of each ojs-define
+    defines: dict[str, object] = field(default_factory=dict)  # name -> value, as OJS sees it
+    inline: list[tuple[Cell, str]] = field(default_factory=list)  # expression -> rendered text
+    outputs: list[str] = field(default_factory=list)  # stdout of each python cell, in order
+    seconds: float = 0.0
+
+    @property
+    def ojs_cells(self) -> list[Cell]:
+        return [c for c in self.cells if c.kind == "ojs"]
+
+    def stdout(self) -> str:
+        return "\n".join(self.outputs)
+
+
+def _text_of(outputs) -> str:
+    parts = []
+    for out in outputs:
+        if out.output_type == "stream" and out.name == "stdout":
+            parts.append(out.text)
+        elif out.output_type in ("execute_result", "display_data"):
+            parts.append(out.get("data", {}).get("text/plain", ""))
+    return "".join(parts)
+
+
+def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
+    """Execute every python cell and inline expression of a chapter in a fresh kernel.
+
+    Inline expressions run twice: where they stand in the prose, and again after the last cell.
+    Both must render the same number, so a later cell cannot silently change an earlier sentence.
+    Any error raises (nbclient's CellExecutionError names the cell).
+    """
+    path = Path(path).resolve()
+    cells = parse_file(path)
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(QUARTO_OJS_DEFINE, metadata={"role": "setup"}))
+    for i, cell in enumerate(cells):
+        if cell.kind == "python":
+            nb.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"role": "cell", "i": i}))
+        elif cell.kind == "inline":
+            nb.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"role": "inline", "i": i}))
+    for i, cell in enumerate(cells):
+        if cell.kind == "inline":
+            nb.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"role": "inline-end", "i": i}))
+
+    start = time.perf_counter()
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
+    client.execute()
+    run = ChapterRun(path=path, cells=cells, seconds=time.perf_counter() - start)
+
+    at_place: dict[int, str] = {}
+    for nb_cell in nb.cells:
+        role = nb_cell.metadata.get("role")
+        if role == "cell":
+            run.outputs.append(_text_of(nb_cell.outputs))
+            for out in nb_cell.outputs:
+                if out.output_type == "display_data" and out.get("metadata", {}).get("ojs_define"):
+                    m = OJS_SCRIPT.search(out["data"]["text/html"])
+                    run.define_scripts.append(m.group(1))
+                    for item in _strict_json(m.group(1))["contents"]:
+                        if item["name"] in run.defines:
+                            raise ValueError(f"{path.name}: ojs_define defines {item['name']!r} twice")
+                        run.defines[item["name"]] = item["value"]
+        elif role in ("inline", "inline-end"):
+            cell = cells[nb_cell.metadata["i"]]
+            text = _text_of(nb_cell.outputs).strip()
+            if not NUMBER.match(text):
+                raise ValueError(
+                    f"{path.name}:{cell.line}: inline `{{python}} {cell.source}` rendered {text!r}; "
+                    "inline expressions must be plain numbers (round them in a cell)"
+                )
+            if role == "inline":
+                at_place[nb_cell.metadata["i"]] = text
+                run.inline.append((cell, text))
+            elif at_place[nb_cell.metadata["i"]] != text:
+                raise ValueError(
+                    f"{path.name}:{cell.line}: `{{python}} {cell.source}` is {at_place[nb_cell.metadata['i']]}"
+                    f" where it stands but {text} at the end of the chapter"
+                )
+    return run
