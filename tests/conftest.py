@@ -74,3 +74,36 @@ def open_chapter(browser, server):
         return pages[stem]
 
     return _open
+
+
+class JsModules:
+    """Call widget modules' exports in Chromium, many argument tuples per round trip."""
+
+    def __init__(self, page, origin: str):
+        self.page, self.origin = page, origin
+
+    def call_many(self, module: str, export: str, arg_lists: list[list]) -> list:
+        return self.page.evaluate(
+            """async ([url, name, argLists]) => {
+                 const fn = (await import(url))[name];
+                 if (typeof fn !== 'function') throw new Error(`${url} exports no function ${name}`);
+                 return argLists.map(args => {
+                   try { return fn(...args); } catch (e) { return {error: String(e.message)}; }
+                 });
+               }""",
+            [f"{self.origin}/widgets/{module}", export, arg_lists],
+        )
+
+    def call(self, module: str, export: str, *args):
+        return self.call_many(module, export, [list(args)])[0]
+
+
+@pytest.fixture(scope="session")
+def js(browser, server):
+    """A blank page on the book's server, for testing widget maths against Python."""
+    server.pages["/chapters/blank.html"] = (
+        "<!doctype html><html><head><link rel='icon' href='data:,'></head><body></body></html>"
+    )
+    page = browser.new_context().new_page()
+    page.goto(server.origin + "/chapters/blank.html")
+    return JsModules(page, server.origin)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from nbclient.exceptions import CellExecutionError
+
 from conftest import executed
 from harness.qmd import parse_qmd
-from nbclient.exceptions import CellExecutionError
 
 
 def test_parse_finds_cells_in_order():

@@ -1,1 +1,1 @@
-"""The book's test harness: parse chapters, run their Python in Jupyter, run their OJS in Chromium."""
+"""The book's test harness: parse chapters, run Python in Jupyter, OJS in Chromium."""

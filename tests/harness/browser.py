@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -20,8 +21,14 @@ from .server import ROOT, BookServer
 
 BUILD = ROOT / "tests" / "ojs" / ".build"
 CHROMIUM_ARGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
@@ -40,9 +47,16 @@ def build_runner() -> Path:
     if not esbuild.exists():
         raise RuntimeError("node_modules is missing: run `npm ci` (see README)")
     subprocess.run(
-        [str(esbuild), str(ROOT / "tests/ojs/runner.js"), "--bundle", "--format=esm",
-         "--log-level=warning", f"--outfile={out}"],
-        check=True, cwd=ROOT,
+        [
+            str(esbuild),
+            str(ROOT / "tests/ojs/runner.js"),
+            "--bundle",
+            "--format=esm",
+            "--log-level=warning",
+            f"--outfile={out}",
+        ],
+        check=True,
+        cwd=ROOT,
     )
     return out
 
@@ -53,7 +67,9 @@ def chapter_html(run: ChapterRun) -> str:
     for i, cell in enumerate(run.ojs_cells):
         name = f"ojs-cell-{i}"
         divs.append(f'<div id="{name}" class="cell" data-line="{cell.line}"></div>')
-        contents.append({"methodName": "interpret", "cellName": name, "inline": False, "source": cell.source})
+        contents.append(
+            {"methodName": "interpret", "cellName": name, "inline": False, "source": cell.source}
+        )
     defines = "\n".join(f'<script type="ojs-define">{s}</script>' for s in run.define_scripts)
     module = json.dumps({"contents": contents}).replace("</", "<\\/")
     return f"""<!doctype html>
@@ -100,7 +116,9 @@ class ChapterPage:
         raise AssertionError(f"{self.run.path.name}: OJS cells never settled; pending: {pending}")
 
     def errors(self) -> list[str]:
-        cell_errors = self.page.evaluate("() => window.__ojs.errors.map(e => `${e.cell}: ${e.message}`)")
+        cell_errors = self.page.evaluate(
+            "() => window.__ojs.errors.map(e => `${e.cell}: ${e.message}`)"
+        )
         return cell_errors + self.console_errors + [f"404 {p}" for p in self.server.missing]
 
     def assert_clean(self) -> None:
@@ -150,7 +168,7 @@ class ChapterPage:
               if (input.type === 'checkbox' || input.type === 'radio') {
                 for (const box of form.querySelectorAll('input')) box.checked = [].concat(value).includes(box.value);
               } else if (input.tagName === 'SELECT') {
-                const option = [...input.options].find(o => o.textContent.trim() === String(value) || o.value === String(value));
+                const option = [...input.options].find(o => o.textContent.trim() === String(value));  // by label, as a reader picks
                 if (!option) return `no option ${value}`;
                 input.value = option.value;
               } else {
@@ -165,7 +183,10 @@ class ChapterPage:
         self.settle()
 
     def click_button(self, text: str) -> None:
-        button = self.page.get_by_role("button", name=text)
+        """Click the button whose visible text is `text` (its accessible name is its label)."""
+        button = self.page.locator("button").filter(
+            has_text=re.compile(rf"^\s*{re.escape(text)}\s*$")
+        )
         assert button.count() == 1, f"expected one button {text!r}, found {button.count()}"
         button.click()
         self.settle()

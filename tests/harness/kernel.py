@@ -21,7 +21,7 @@ from nbclient import NotebookClient
 from .qmd import Cell, parse_file
 
 # Quarto's own definition of ojs_define for Python kernels (quarto-cli, jupyter setup code).
-QUARTO_OJS_DEFINE = r'''
+QUARTO_OJS_DEFINE = r"""
 def ojs_define(**kwargs):
   import json
   try:
@@ -48,7 +48,7 @@ def ojs_define(**kwargs):
   v = dict(contents=list(dict(name=key, value=convert(value)) for (key, value) in kwargs.items()))
   display(HTML('<script type="ojs-define">' + json.dumps(v) + '</script>'), metadata=dict(ojs_define = True))
 globals()["ojs_define"] = ojs_define
-'''
+"""
 
 OJS_SCRIPT = re.compile(r'<script type="ojs-define">(.*)</script>', re.S)
 NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")
@@ -106,16 +106,25 @@ def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
     nb.cells.append(nbformat.v4.new_code_cell(QUARTO_OJS_DEFINE, metadata={"role": "setup"}))
     for i, cell in enumerate(cells):
         if cell.kind == "python":
-            nb.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"role": "cell", "i": i}))
+            nb.cells.append(
+                nbformat.v4.new_code_cell(cell.source, metadata={"role": "cell", "i": i})
+            )
         elif cell.kind == "inline":
-            nb.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"role": "inline", "i": i}))
+            nb.cells.append(
+                nbformat.v4.new_code_cell(cell.source, metadata={"role": "inline", "i": i})
+            )
     for i, cell in enumerate(cells):
         if cell.kind == "inline":
-            nb.cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"role": "inline-end", "i": i}))
+            nb.cells.append(
+                nbformat.v4.new_code_cell(cell.source, metadata={"role": "inline-end", "i": i})
+            )
 
     start = time.perf_counter()
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
     run = ChapterRun(path=path, cells=cells, seconds=time.perf_counter() - start)
@@ -131,7 +140,9 @@ def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
                     run.define_scripts.append(m.group(1))
                     for item in _strict_json(m.group(1))["contents"]:
                         if item["name"] in run.defines:
-                            raise ValueError(f"{path.name}: ojs_define defines {item['name']!r} twice")
+                            raise ValueError(
+                                f"{path.name}: ojs_define defines {item['name']!r} twice"
+                            )
                         run.defines[item["name"]] = item["value"]
         elif role in ("inline", "inline-end"):
             cell = cells[nb_cell.metadata["i"]]

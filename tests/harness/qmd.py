@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})\s*\{(?P<lang>[A-Za-z0-9_-]+)(?P<attrs>[^}]*)\}\s*$")
+FENCE_OPEN = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})\s*\{(?P<lang>[A-Za-z0-9_-]+)(?P<attrs>[^}]*)\}\s*$"
+)
 INLINE_PY = re.compile(r"`\{python\}\s+([^`]+)`")
 
 

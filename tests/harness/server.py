@@ -46,10 +46,14 @@ class BookServer:
                 if path in server.pages:
                     return self._send(200, server.pages[path].encode(), "text/html; charset=utf-8")
                 if path.startswith("/npm/"):
-                    return self._npm(path[len("/npm/"):])
+                    return self._npm(path[len("/npm/") :])
                 rel = path.lstrip("/")
                 file = (ROOT / rel).resolve()
-                if any(rel.startswith(d + "/") for d in STATIC_DIRS) and file.is_file() and ROOT in file.parents:
+                if (
+                    any(rel.startswith(d + "/") for d in STATIC_DIRS)
+                    and file.is_file()
+                    and ROOT in file.parents
+                ):
                     ctype = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
                     return self._send(200, file.read_bytes(), ctype)
                 server.missing.append(path)
@@ -60,12 +64,18 @@ class BookServer:
                 pkg_dir = ROOT / "node_modules" / name
                 if not pkg_dir.is_dir():
                     server.missing.append(f"/npm/{spec}")
-                    return self._send(404, f"npm package {name} is not installed".encode(), "text/plain")
+                    return self._send(
+                        404, f"npm package {name} is not installed".encode(), "text/plain"
+                    )
                 if not sub:  # like a CDN: a bare package name means its browser entry point
                     meta = json.loads((pkg_dir / "package.json").read_text())
-                    entry = meta.get("jsdelivr") or meta.get("unpkg") or meta.get("main") or "index.js"
+                    entry = (
+                        meta.get("jsdelivr") or meta.get("unpkg") or meta.get("main") or "index.js"
+                    )
                     self.send_response(302)
-                    self.send_header("Location", f"/npm/{name}@{meta['version']}/{entry.lstrip('./')}")
+                    self.send_header(
+                        "Location", f"/npm/{name}@{meta['version']}/{entry.lstrip('./')}"
+                    )
                     self.end_headers()
                     return None
                 file = (pkg_dir / sub).resolve()

@@ -1,0 +1,459 @@
+"""CISPO from scratch: clip the importance-sampling weight, not the token update.
+
+GRPO/DAPO maximise ``min(r A, clip(r) A)``; once a token's ratio ``r`` leaves the trust region on
+the side its advantage pushes toward, the clipped branch is a constant and the token's gradient
+is exactly zero. CISPO (MiniMax-M1, 2025) instead writes a REINFORCE objective with a detached,
+clipped weight::
+
+    J_CISPO = E[ 1/sum_i|o_i| * sum_i sum_t sg(r_hat_it) * A_it * log pi_theta(o_it) ]
+    r_hat_it = clip(r_it, 1 - eps_low, 1 + eps_high)
+
+``sg`` (stop-gradient) means autograd only differentiates ``log pi``, so every token's gradient is
+``sg(r_hat) * A``: bounded, and never zero when ``A != 0``. MiniMax drops the lower bound
+(``eps_low=None`` here) and tunes only ``eps_high``.
+
+The paper's unified template puts a per-token mask ``M`` in the same sum::
+
+    J = E[ 1/sum_i|o_i| * sum_i sum_t sg(r_hat_it) A_it log pi_theta(o_it) M_it ]
+    M_it = 0 if A_it > 0 and r_it > 1 + eps_high, 0 if A_it < 0 and r_it < 1 - eps_low, else 1
+
+``M`` = the PPO/GRPO trust-region mask reproduces GRPO's gradient; ``M = 1`` is CISPO.
+The GRPO baseline (``grpo_surrogate``) is imported from ``grpo``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from grpo import grpo_surrogate, token_ratios
+
+__all__ = [
+    "importance_ratios",
+    "clipped_is_weight",
+    "cispo_surrogate",
+    "ppo_clip_mask",
+    "unified_surrogate",
+    "gradient_wrt_logp",
+    "fraction_tokens_clipped",
+    "cispo_gradient_coefficient",
+    "demonstrate_reflection_token",
+    "cliff_vs_plateau_curve",
+    "REFLECTION_TOKENS",
+]
+
+# One reasoning step's tokens: (label, ratio pi_theta/pi_old, advantage, is_fork). The three fork
+# tokens were just reinforced, so their ratios sit far above 1 + eps.
+REFLECTION_TOKENS: tuple[tuple[str, float, float, bool], ...] = (
+    ("the", 1.02, 0.10, False),
+    ("answer", 0.98, 0.20, False),
+    ("is", 1.05, -0.15, False),
+    ("However", 1.60, 0.90, True),
+    ("we", 1.01, 0.05, False),
+    ("Recheck", 1.80, 0.75, True),
+    ("step", 0.99, -0.10, False),
+    ("Wait", 1.45, 0.85, True),
+)
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _check_eps(name: str, value: Any, *, lower: bool, allow_none: bool = False) -> float | None:
+    """A lower-side eps must be in (0, 1) (so ``1 - eps`` is a positive ratio); an upper one > 0."""
+    if value is None:
+        if allow_none:
+            return None
+        raise TypeError(f"{name} must be a real number, got None")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if lower and not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must be in (0, 1), got {value}")
+    if not lower and not value > 0.0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def _check_tensor(name: str, value: Any) -> Tensor:
+    """A non-empty floating tensor with no NaN or inf."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    if not value.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
+    if value.numel() == 0:
+        raise ValueError(f"{name} must not be empty")
+    if not bool(torch.isfinite(value).all()):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return value
+
+
+def _check_pair(logp_new: Any, logp_old: Any) -> tuple[Tensor, Tensor]:
+    logp_new = _check_tensor("logp_new", logp_new)
+    logp_old = _check_tensor("logp_old", logp_old)
+    if logp_new.dim() not in (1, 2):
+        raise ValueError(f"logp_new must be 1-D or 2-D, got shape {tuple(logp_new.shape)}")
+    if logp_old.shape != logp_new.shape:
+        raise ValueError(
+            f"logp_old must have the shape of logp_new {tuple(logp_new.shape)}, "
+            f"got {tuple(logp_old.shape)}"
+        )
+    return logp_new, logp_old
+
+
+def _check_adv(adv: Any, shape: torch.Size) -> Tensor:
+    """A scalar, a per-token tensor of ``shape``, or per-response ``(G,)`` for ``(G, T)``."""
+    adv = _check_tensor("adv", adv)
+    if adv.dim() == 0 or adv.shape == shape:
+        return adv.detach()
+    if len(shape) == 2 and adv.shape == shape[:1]:
+        return adv.detach().unsqueeze(1)
+    raise ValueError(
+        f"adv must be a scalar, shaped like logp_new {tuple(shape)}, or (G,) for (G, T) "
+        f"log-probs; got {tuple(adv.shape)}"
+    )
+
+
+def _check_padding(mask: Any, shape: torch.Size, name: str) -> Tensor | None:
+    """Optional 0/1 (or bool) padding mask shaped like the log-probs; must keep >= 1 token."""
+    if mask is None:
+        return None
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor or None, got {type(mask).__name__}")
+    if mask.shape != shape:
+        raise ValueError(
+            f"{name} must have the shape of logp_new {tuple(shape)}, got {tuple(mask.shape)}"
+        )
+    m = mask.detach().to(torch.float64)
+    if not bool(((m == 0) | (m == 1)).all()):
+        raise ValueError(f"{name} must contain only 0/1 (or bool) entries")
+    if float(m.sum()) == 0.0:
+        raise ValueError(f"{name} must keep at least one token")
+    return mask.detach()
+
+
+# ----------------------------------------------------------------------------- the pieces
+
+
+def importance_ratios(logp_new: Tensor, logp_old: Tensor) -> Tensor:
+    """Per-token importance ratio ``r_t = pi_theta / pi_old = exp(logp_new - logp_old)``.
+
+    Args:
+        logp_new: current log-probs of the sampled tokens, ``(T,)`` or ``(G, T)``.
+        logp_old: sampling-policy log-probs, same shape.
+
+    Returns:
+        The ratios (still attached to ``logp_new``'s graph; ``clipped_is_weight`` detaches).
+        Computed by ``grpo.token_ratios``, after refusing NaN/inf log-probs.
+    """
+    logp_new, logp_old = _check_pair(logp_new, logp_old)
+    return token_ratios(logp_new, logp_old)
+
+
+def clipped_is_weight(ratio: Tensor, eps_high: float = 0.2, eps_low: float | None = None) -> Tensor:
+    """CISPO's bounded, detached weight ``sg(r_hat) = sg(clip(r, 1 - eps_low, 1 + eps_high))``.
+
+    With ``eps_low=None`` only the ceiling binds (MiniMax-M1 disables the floor). The result
+    carries no gradient: it rescales a token's step, it never decides whether the token learns.
+    Removing this clip is *not* CISPO -- one ``r = 50`` token would then dominate the batch.
+
+    Args:
+        ratio: importance ratios (> 0).
+        eps_high: ceiling ``1 + eps_high``; must be > 0.
+        eps_low: floor ``1 - eps_low`` in (0, 1), or ``None`` for no floor.
+    """
+    high = _check_eps("eps_high", eps_high, lower=False)
+    low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
+    ratio = _check_tensor("ratio", ratio)
+    if bool((ratio < 0).any()):
+        raise ValueError("ratio must be non-negative")
+    floor = None if low is None else 1.0 - low
+    return torch.clamp(ratio.detach(), min=floor, max=1.0 + high)
+
+
+def cispo_surrogate(
+    logp_new: Tensor,
+    logp_old: Tensor,
+    adv: Tensor,
+    eps_high: float = 0.2,
+    eps_low: float | None = None,
+    mask: Tensor | None = None,
+) -> Tensor:
+    """CISPO loss (to minimise): ``-(1/N) sum_t sg(r_hat_t) * A_t * logp_new_t``.
+
+    ``N`` counts every (unpadded) token of the batch: DAPO's token-level normalisation. Only the
+    gradient is meaningful -- ``d loss / d logp_t = -sg(r_hat_t) A_t / N`` -- the value depends on
+    the log-probs themselves, as any REINFORCE surrogate does.
+
+    Args:
+        logp_new: current log-probs, ``(T,)`` or ``(G, T)``; gradients flow into these.
+        logp_old: sampling-policy log-probs, same shape (a constant).
+        adv: a scalar, per-token advantages shaped like ``logp_new``, or ``(G,)`` for ``(G, T)``.
+        eps_high: IS-weight ceiling ``1 + eps_high`` (> 0).
+        eps_low: IS-weight floor ``1 - eps_low`` in (0, 1), or ``None`` (MiniMax's choice).
+        mask: optional 0/1 padding mask shaped like ``logp_new``.
+
+    Returns:
+        Scalar loss tensor.
+    """
+    logp_new, logp_old = _check_pair(logp_new, logp_old)
+    adv = _check_adv(adv, logp_new.shape)
+    pad = _check_padding(mask, logp_new.shape, "mask")
+    weight = clipped_is_weight(token_ratios(logp_new.detach(), logp_old), eps_high, eps_low)
+    terms = weight * adv * logp_new
+    if pad is None:
+        return -terms.sum() / terms.numel()
+    pad = pad.to(terms.dtype)
+    return -(terms * pad).sum() / pad.sum()
+
+
+def ppo_clip_mask(
+    ratio: Tensor, adv: Tensor, eps_high: float = 0.2, eps_low: float | None = 0.2
+) -> Tensor:
+    """The trust-region mask implicit in PPO/GRPO/DAPO's ``min(r A, clip(r) A)``.
+
+    ``M_t = 0`` where ``A_t > 0`` and ``r_t > 1 + eps_high`` or ``A_t < 0`` and
+    ``r_t < 1 - eps_low``; else 1. Exactly the tokens whose clipped-surrogate gradient is zero.
+
+    Args:
+        ratio: importance ratios, ``(T,)`` or ``(G, T)``.
+        adv: scalar, shaped like ``ratio``, or ``(G,)`` for ``(G, T)``.
+        eps_high: ceiling ``1 + eps_high`` (> 0).
+        eps_low: floor ``1 - eps_low`` in (0, 1), or ``None`` for no floor.
+
+    Returns:
+        Float tensor of 0/1 shaped like ``ratio`` (``.bool()`` for a boolean mask).
+    """
+    high = _check_eps("eps_high", eps_high, lower=False)
+    low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
+    ratio = _check_tensor("ratio", ratio).detach()
+    if ratio.dim() not in (1, 2):
+        raise ValueError(f"ratio must be 1-D or 2-D, got shape {tuple(ratio.shape)}")
+    adv = _check_adv(adv, ratio.shape)
+    dead = (adv > 0) & (ratio > 1.0 + high)
+    if low is not None:
+        dead = dead | ((adv < 0) & (ratio < 1.0 - low))
+    return (~dead).to(ratio.dtype)
+
+
+def unified_surrogate(
+    logp_new: Tensor,
+    logp_old: Tensor,
+    adv: Tensor,
+    eps_high: float = 0.2,
+    eps_low: float | None = 0.2,
+    mask: bool = True,
+    clip_weight: bool | None = None,
+    padding_mask: Tensor | None = None,
+) -> Tensor:
+    """MiniMax-M1's one template: ``-(1/N) sum_t sg(w_t) * A_t * logp_new_t * M_t``.
+
+    The same ``(eps_low, eps_high)`` clip is applied in one of two places:
+
+    * ``mask=True``: ``M = ppo_clip_mask(r, A)`` and the weight is the raw ratio ``w = r``. Its
+      gradient ``-r A M / N`` is GRPO's clipped-surrogate gradient token for token (the clip
+      *silences* tokens).
+    * ``mask=False``: ``M = 1`` and ``w = clip(r, 1-eps_low, 1+eps_high)``. This is
+      ``cispo_surrogate`` (the clip *bounds* the weight, no token is silenced).
+
+    ``clip_weight`` overrides where the weight is clipped (default: ``not mask``), e.g.
+    ``mask=True, clip_weight=True`` is the template with both the mask and ``r_hat``.
+
+    Args:
+        logp_new, logp_old, adv: as in ``cispo_surrogate``.
+        eps_high: ceiling (> 0). eps_low: floor in (0, 1), or ``None`` for no floor.
+        mask: apply the trust-region mask (GRPO-like) or not (CISPO).
+        clip_weight: clip the detached weight; ``None`` means ``not mask``.
+        padding_mask: optional 0/1 mask of real tokens; ``N`` counts them.
+
+    Returns:
+        Scalar loss tensor.
+    """
+    if not isinstance(mask, bool):
+        raise TypeError(f"mask must be a bool, got {type(mask).__name__}")
+    if clip_weight is None:
+        clip_weight = not mask
+    if not isinstance(clip_weight, bool):
+        raise TypeError(f"clip_weight must be a bool or None, got {type(clip_weight).__name__}")
+    logp_new, logp_old = _check_pair(logp_new, logp_old)
+    adv_b = _check_adv(adv, logp_new.shape)
+    pad = _check_padding(padding_mask, logp_new.shape, "padding_mask")
+    ratio = token_ratios(logp_new.detach(), logp_old.detach())
+    if clip_weight:
+        weight = clipped_is_weight(ratio, eps_high, eps_low)
+    else:
+        _check_eps("eps_high", eps_high, lower=False)
+        _check_eps("eps_low", eps_low, lower=True, allow_none=True)
+        weight = ratio
+    keep = ppo_clip_mask(ratio, adv, eps_high, eps_low) if mask else torch.ones_like(ratio)
+    terms = weight * adv_b * logp_new * keep
+    if pad is None:
+        return -terms.sum() / terms.numel()
+    pad = pad.to(terms.dtype)
+    return -(terms * pad).sum() / pad.sum()
+
+
+def gradient_wrt_logp(
+    loss_fn: Callable[..., Tensor],
+    logp_new: Tensor,
+    logp_old: Tensor,
+    adv: Tensor,
+    **kw: Any,
+) -> Tensor:
+    """Read ``d loss / d logp_new`` off autograd for any surrogate ``loss_fn(lp, old, adv, **kw)``.
+
+    ``logp_new`` is cloned into a fresh leaf, so the caller's tensor is untouched. Signed zeros
+    are normalised to ``+0.0`` (a clipped GRPO token reports ``0.0``, not ``-0.0``).
+
+    Returns:
+        A detached tensor shaped like ``logp_new``.
+    """
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
+    if not isinstance(logp_new, Tensor):
+        raise TypeError(f"logp_new must be a torch.Tensor, got {type(logp_new).__name__}")
+    lp = logp_new.detach().clone().requires_grad_(True)
+    loss = loss_fn(lp, logp_old, adv, **kw)
+    if not isinstance(loss, Tensor) or loss.dim() != 0:
+        raise ValueError("loss_fn must return a scalar (0-d) tensor")
+    loss.backward()
+    if lp.grad is None:
+        return torch.zeros_like(lp)
+    return lp.grad.detach() + 0.0
+
+
+def fraction_tokens_clipped(
+    logp_new: Tensor,
+    logp_old: Tensor,
+    adv: Tensor,
+    eps_high: float = 0.2,
+    eps_low: float | None = 0.2,
+) -> float:
+    """Share of tokens whose GRPO/DAPO gradient the clip zeroes (where ``ppo_clip_mask`` is 0).
+
+    Raising ``eps_high`` can only shrink it: the ceiling moves right, so fewer positive-advantage
+    tokens sit beyond it (DAPO's Clip-Higher); the floor side is untouched.
+    """
+    ratio = importance_ratios(logp_new, logp_old).detach()
+    m = ppo_clip_mask(ratio, adv, eps_high, eps_low)
+    return int((m == 0).sum()) / m.numel()
+
+
+def cispo_gradient_coefficient(
+    ratio: float, adv: float, eps_high: float = 0.2, eps_low: float | None = None
+) -> float:
+    """Closed form of one token's ``d J_CISPO / d log pi``: ``A * clip(r, 1-eps_low, 1+eps_high)``.
+
+    The value a widget recomputes live; ``cliff_vs_plateau_curve`` reads it off autograd.
+    """
+    high = _check_eps("eps_high", eps_high, lower=False)
+    low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
+    for name, v in (("ratio", ratio), ("adv", adv)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite real number, got {v!r}")
+    if ratio < 0:
+        raise ValueError(f"ratio must be non-negative, got {ratio}")
+    r_hat = min(float(ratio), 1.0 + high)
+    if low is not None:
+        r_hat = max(r_hat, 1.0 - low)
+    return float(adv) * r_hat
+
+
+# ----------------------------------------------------------------------------- demonstrations
+
+
+def demonstrate_reflection_token(
+    eps_high: float = 0.2, clip_eps: float = 0.2, verbose: bool = False
+) -> dict[str, Any]:
+    """GRPO vs CISPO per-token gradients on one step with three high-ratio "fork" tokens.
+
+    The batch is ``REFLECTION_TOKENS`` (``logp_old = 0``, ``logp_new = log r``); both gradient
+    columns are read with ``gradient_wrt_logp`` (autograd) from ``grpo_surrogate(clip_eps)`` and
+    ``cispo_surrogate(eps_high)``. GRPO's loss is a mean and CISPO's divides by ``N``, so both are
+    ``d loss / d logp`` with ``N = 8``: e.g. ``-A r / N`` for an unclipped token.
+
+    Returns:
+        ``{"tokens": [{"label", "ratio", "advantage", "is_fork", "grad_grpo", "grad_cispo"}],
+        "n_fork", "kept_grpo", "kept_cispo"}``; ``kept_*`` count fork tokens whose gradient is
+        nonzero.
+    """
+    _check_eps("eps_high", eps_high, lower=False)
+    _check_eps("clip_eps", clip_eps, lower=True)
+    ratios = torch.tensor([t[1] for t in REFLECTION_TOKENS])
+    adv = torch.tensor([t[2] for t in REFLECTION_TOKENS])
+    logp_old = torch.zeros_like(ratios)
+    logp_new = torch.log(ratios)
+    g_grpo = gradient_wrt_logp(grpo_surrogate, logp_new, logp_old, adv, clip_eps=clip_eps)
+    g_cispo = gradient_wrt_logp(cispo_surrogate, logp_new, logp_old, adv, eps_high=eps_high)
+    tokens = [
+        {
+            "label": label,
+            "ratio": r,
+            "advantage": a,
+            "is_fork": fork,
+            "grad_grpo": float(gg),
+            "grad_cispo": float(gc),
+        }
+        for (label, r, a, fork), gg, gc in zip(REFLECTION_TOKENS, g_grpo, g_cispo, strict=True)
+    ]
+    forks = [t for t in tokens if t["is_fork"]]
+    result = {
+        "tokens": tokens,
+        "n_fork": len(forks),
+        "kept_grpo": sum(1 for t in forks if abs(t["grad_grpo"]) > 1e-12),
+        "kept_cispo": sum(1 for t in forks if abs(t["grad_cispo"]) > 1e-12),
+    }
+    if verbose:
+        print(f"{'token':>9} {'ratio':>6} {'adv':>6}  {'GRPO grad':>10} {'CISPO grad':>11}  fork")
+        for t in tokens:
+            print(
+                f"{t['label']:>9} {t['ratio']:>6.2f} {t['advantage']:>6.2f}  "
+                f"{t['grad_grpo']:>10.4f} {t['grad_cispo']:>11.4f}  {'★' if t['is_fork'] else ''}"
+            )
+    return result
+
+
+def cliff_vs_plateau_curve(
+    eps_high: float = 0.2,
+    num_points: int = 201,
+    ratio_min: float = 0.5,
+    ratio_max: float = 2.5,
+) -> list[dict[str, float]]:
+    """``d objective / d log pi`` vs the ratio for ``A = +1``: GRPO's cliff, CISPO's plateau.
+
+    Read with autograd: GRPO from ``grpo_surrogate(clip_eps=eps_high)``, CISPO from
+    ``cispo_surrogate(eps_high=eps_high)`` (no floor). Both losses average over the ``N`` grid
+    tokens, so the objective gradient is ``-N * d loss / d logp``. GRPO: ``r`` up to
+    ``1 + eps_high``, then 0. CISPO: ``min(r, 1 + eps_high)``, never 0.
+
+    Returns:
+        Records ``{"ratio", "grpo", "cispo"}``.
+    """
+    high = _check_eps("eps_high", eps_high, lower=False)
+    if isinstance(num_points, bool) or not isinstance(num_points, int):
+        raise TypeError(f"num_points must be an int, got {type(num_points).__name__}")
+    if num_points < 2:
+        raise ValueError(f"num_points must be >= 2, got {num_points}")
+    if not 0.0 < ratio_min < ratio_max or not math.isfinite(ratio_max):
+        raise ValueError(
+            f"need 0 < ratio_min < ratio_max, got ratio_min={ratio_min}, ratio_max={ratio_max}"
+        )
+    step = (ratio_max - ratio_min) / (num_points - 1)
+    grid = [round(ratio_min + k * step, 12) for k in range(num_points)]
+    ratios = torch.tensor(grid, dtype=torch.float64)
+    logp_new = torch.log(ratios)
+    logp_old = torch.zeros_like(ratios)
+    adv = torch.ones_like(ratios)
+    n = float(num_points)
+    g_grpo = -n * gradient_wrt_logp(grpo_surrogate, logp_new, logp_old, adv, clip_eps=high)
+    g_cispo = -n * gradient_wrt_logp(cispo_surrogate, logp_new, logp_old, adv, eps_high=high)
+    return [
+        {"ratio": r, "grpo": round(float(a), 12) + 0.0, "cispo": round(float(b), 12) + 0.0}
+        for r, a, b in zip(grid, g_grpo, g_cispo, strict=True)
+    ]

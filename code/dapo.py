@@ -1,0 +1,558 @@
+"""DAPO from scratch: the four decoupled edits stacked onto GRPO.
+
+DAPO (Yu et al., 2025, "DAPO: An Open-Source LLM Reinforcement Learning System at Scale") keeps
+GRPO's group-relative advantage and per-token ratio, drops the KL term, and changes four things
+around them (Eq. 8 of the paper, with ``r_it = pi_theta / pi_old`` for token ``t`` of response
+``i``)::
+
+    J_DAPO = E[ 1/sum_i|o_i| * sum_i sum_t min(r_it A_i, clip(r_it, 1-eps_low, 1+eps_high) A_i) ]
+             subject to 0 < #correct < G
+
+- Clip-Higher: one eps -> (eps_low, eps_high) = (0.20, 0.28); fixes entropy collapse.
+- Dynamic Sampling: keep only groups with 0 < #correct < G; fixes zero-gradient batches.
+- Token-Level Loss: 1/G sum_i 1/|o_i| -> 1/sum_i |o_i|; long chains are no longer muffled.
+- Overlong Shaping: hard -1 at the length cap -> a linear ramp; fixes truncation reward noise.
+
+The GRPO pieces (the group-relative advantage, the symmetric clipped surrogate) are imported from
+``grpo``; this module only adds what DAPO changes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from grpo import clipped_surrogate_terms, grpo_surrogate, token_ratios
+
+__all__ = [
+    "clipped_objective_terms",
+    "clip_gradient_coefficient",
+    "dapo_surrogate",
+    "sample_mean_loss",
+    "group_is_effective",
+    "kept_fraction",
+    "wasted_fraction",
+    "dynamic_sample",
+    "overlong_penalty",
+    "demonstrate_dynamic_sampling",
+    "demonstrate_token_level",
+    "demonstrate_overlong",
+    "clip_higher_curve",
+    "dapo_recipe_table",
+]
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _check_real(name: str, value: Any) -> float:
+    """Return ``value`` as a float, rejecting bools, non-numbers and NaN/inf."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def _check_clip(clip_low: Any, clip_high: Any) -> tuple[float, float]:
+    """Both clip widths must lie in (0, 1), as ``grpo.clipped_surrogate_terms`` requires."""
+    low = _check_real("clip_low", clip_low)
+    high = _check_real("clip_high", clip_high)
+    if not 0.0 < low < 1.0:
+        raise ValueError(f"clip_low must be in (0, 1), got {low}")
+    if not 0.0 < high < 1.0:
+        raise ValueError(f"clip_high must be in (0, 1), got {high}")
+    return low, high
+
+
+def _check_int(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _check_tensor(name: str, value: Any) -> Tensor:
+    """A non-empty floating tensor with no NaN or inf (a NaN log-prob must not become a loss)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    if not value.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
+    if value.numel() == 0:
+        raise ValueError(f"{name} must not be empty")
+    if not bool(torch.isfinite(value).all()):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return value
+
+
+def _broadcast_adv(adv: Tensor, shape: torch.Size) -> Tensor:
+    """Accept a scalar, a tensor shaped like the log-probs, or ``(G,)`` for ``(G, T)`` ones."""
+    if adv.dim() == 0 or adv.shape == shape:
+        return adv
+    if len(shape) == 2 and adv.shape == shape[:1]:
+        return adv.unsqueeze(1)
+    raise ValueError(
+        f"adv must be a scalar, shaped like logp_new {tuple(shape)}, or (G,) for (G, T) "
+        f"log-probs; got {tuple(adv.shape)}"
+    )
+
+
+# ----------------------------------------------------------------------------- Clip-Higher
+
+
+def clipped_objective_terms(
+    logp_new: Tensor,
+    logp_old: Tensor,
+    adv: Tensor,
+    clip_low: float = 0.2,
+    clip_high: float = 0.28,
+) -> Tensor:
+    """Per-token clipped objective with DAPO's decoupled (Clip-Higher) range.
+
+    ``term_t = min(r_t * A, clip(r_t, 1 - clip_low, 1 + clip_high) * A)`` with
+    ``r_t = exp(logp_new_t - logp_old_t)``. These are the terms to *maximise* (not negated).
+    With ``clip_low == clip_high == eps`` it is exactly GRPO's symmetric clip: the ratio
+    (``grpo.token_ratios``) and the pessimistic min (``grpo.clipped_surrogate_terms``) are GRPO's
+    own; DAPO only chooses the two widths and passes a ragged group token by token.
+
+    Args:
+        logp_new: log pi_theta of the sampled tokens, shape ``(T,)`` or ``(G, T)``.
+        logp_old: log pi_old of the same tokens, same shape (treated as a constant).
+        adv: advantage, a scalar, shaped like ``logp_new``, or ``(G,)`` for ``(G, T)`` inputs.
+        clip_low: the floor is ``1 - clip_low``; must be in (0, 1).
+        clip_high: the ceiling is ``1 + clip_high``; must be in (0, 1) (DAPO uses 0.28).
+
+    Returns:
+        Tensor shaped like ``logp_new`` of per-token objective terms.
+    """
+    low, high = _check_clip(clip_low, clip_high)
+    logp_new = _check_tensor("logp_new", logp_new)
+    logp_old = _check_tensor("logp_old", logp_old)
+    adv = _check_tensor("adv", adv)
+    if logp_new.dim() not in (1, 2):
+        raise ValueError(f"logp_new must be 1-D or 2-D, got shape {tuple(logp_new.shape)}")
+    if logp_old.shape != logp_new.shape:
+        raise ValueError(
+            f"logp_old must have the shape of logp_new {tuple(logp_new.shape)}, "
+            f"got {tuple(logp_old.shape)}"
+        )
+    adv = _broadcast_adv(adv, logp_new.shape)
+    ratio = token_ratios(logp_new, logp_old.detach())
+    return clipped_surrogate_terms(ratio, adv, low, high)
+
+
+def clip_gradient_coefficient(
+    ratio: float, adv: float, clip_low: float = 0.2, clip_high: float = 0.28
+) -> float:
+    """Closed form of ``d term / d log pi`` for one token (the value a widget recomputes live).
+
+    Because ``d r / d log pi = r``, the unclipped branch contributes ``A * r``; the clipped branch
+    is a constant. The min picks the clipped branch exactly when ``A > 0`` and
+    ``r > 1 + clip_high`` or ``A < 0`` and ``r < 1 - clip_low``; there the gradient is 0.
+    ``clip_higher_curve`` reads the same numbers off autograd.
+    """
+    low, high = _check_clip(clip_low, clip_high)
+    r = _check_real("ratio", ratio)
+    a = _check_real("adv", adv)
+    if r <= 0.0:
+        raise ValueError(f"ratio must be > 0, got {r}")
+    if (a > 0 and r > 1.0 + high) or (a < 0 and r < 1.0 - low):
+        return 0.0
+    return a * r
+
+
+# ----------------------------------------------------------------------------- Token-level loss
+
+
+def _check_ragged(
+    logp_new_list: Sequence[Tensor], logp_old_list: Sequence[Tensor], adv: Any
+) -> tuple[list[Tensor], list[Tensor], Tensor]:
+    """Validate a ragged group: G 1-D responses (any lengths), their old log-probs, G advantages."""
+    for name, seq in (("logp_new_list", logp_new_list), ("logp_old_list", logp_old_list)):
+        if isinstance(seq, Tensor) and seq.dim() != 2:
+            raise ValueError(f"{name} as a tensor must be 2-D (G, T), got {tuple(seq.shape)}")
+        if not isinstance(seq, (Sequence, Tensor)):
+            raise TypeError(f"{name} must be a sequence of 1-D tensors, got {type(seq).__name__}")
+    new, old = list(logp_new_list), list(logp_old_list)
+    if len(new) == 0:
+        raise ValueError("logp_new_list must contain at least one response (empty group)")
+    if len(old) != len(new):
+        raise ValueError(
+            f"logp_old_list must have one entry per response ({len(new)}), got {len(old)}"
+        )
+    if not isinstance(adv, Tensor):
+        adv = torch.as_tensor(adv, dtype=torch.get_default_dtype())
+    adv = _check_tensor("adv", adv)
+    if adv.shape != (len(new),):
+        raise ValueError(
+            f"adv must hold one advantage per response, shape ({len(new)},), got {tuple(adv.shape)}"
+        )
+    for i, (n, o) in enumerate(zip(new, old, strict=True)):
+        _check_tensor(f"logp_new_list[{i}]", n)
+        _check_tensor(f"logp_old_list[{i}]", o)
+        if n.dim() != 1:
+            raise ValueError(f"logp_new_list[{i}] must be 1-D, got shape {tuple(n.shape)}")
+        if o.shape != n.shape:
+            raise ValueError(
+                f"logp_old_list[{i}] must match logp_new_list[{i}] length {n.shape[0]}, "
+                f"got shape {tuple(o.shape)}"
+            )
+    return new, old, adv
+
+
+def dapo_surrogate(
+    logp_new_list: Sequence[Tensor],
+    logp_old_list: Sequence[Tensor],
+    adv: Tensor | Sequence[float],
+    clip_low: float = 0.2,
+    clip_high: float = 0.28,
+) -> Tensor:
+    """DAPO's token-level loss over a ragged group (the quantity to *minimise*).
+
+    ``loss = -(1 / sum_i |o_i|) * sum_i sum_t term_it``: every token of the group carries the same
+    weight, so a response's total say is proportional to its length.
+
+    Args:
+        logp_new_list: G 1-D tensors, the current log-probs of each response's tokens.
+        logp_old_list: G 1-D tensors of the same lengths, the sampling policy's log-probs.
+        adv: ``(G,)`` per-response advantages (broadcast over each response's tokens).
+        clip_low, clip_high: the decoupled clip range (see ``clipped_objective_terms``).
+
+    Returns:
+        A scalar loss tensor.
+    """
+    new, old, adv = _check_ragged(logp_new_list, logp_old_list, adv)
+    terms = [
+        clipped_objective_terms(n, o, a, clip_low, clip_high)
+        for n, o, a in zip(new, old, adv, strict=True)
+    ]
+    total_tokens = sum(t.numel() for t in terms)
+    return -torch.cat(terms).sum() / total_tokens
+
+
+def sample_mean_loss(
+    logp_new_list: Sequence[Tensor],
+    logp_old_list: Sequence[Tensor],
+    adv: Tensor | Sequence[float],
+    clip_low: float = 0.2,
+    clip_high: float = 0.28,
+) -> Tensor:
+    """GRPO's sample-level normalisation, for contrast: ``-(1/G) sum_i (1/|o_i|) sum_t term_it``.
+
+    Each response's token-mean counts ``1/G`` however long the response is. Same arguments as
+    ``dapo_surrogate``; equal to it exactly when all responses share one length.
+    """
+    new, old, adv = _check_ragged(logp_new_list, logp_old_list, adv)
+    means = [
+        clipped_objective_terms(n, o, a, clip_low, clip_high).mean()
+        for n, o, a in zip(new, old, adv, strict=True)
+    ]
+    return -torch.stack(means).mean()
+
+
+# ----------------------------------------------------------------------------- Dynamic Sampling
+
+
+def group_is_effective(rewards: Tensor | Sequence[float]) -> bool:
+    """DAPO's keep rule: a group trains only if its rewards are not all equal.
+
+    For 0/1 rewards that is ``0 < #correct < G``. It is the same condition as "the
+    group-relative advantages are not all zero": if every reward equals the mean, every
+    ``r_i - mean`` is 0; if two rewards differ, the mean lies between them, so some
+    ``r_i - mean`` is nonzero, and dividing by ``std + eps`` cannot make it zero. (That is exact
+    arithmetic; in float32 a reward spread below ~1e-19, whose square underflows, gives
+    ``grpo`` a zero std and zero advantages -- far below any real reward scale.)
+
+    Args:
+        rewards: 1-D rewards of one group, ``G >= 1`` entries.
+    """
+    if not isinstance(rewards, Tensor):
+        rewards = torch.as_tensor(rewards, dtype=torch.get_default_dtype())
+    if rewards.dim() != 1:
+        raise ValueError(f"rewards must be 1-D (one group), got shape {tuple(rewards.shape)}")
+    if not rewards.is_floating_point():
+        rewards = rewards.to(torch.get_default_dtype())
+    rewards = _check_tensor("rewards", rewards)
+    return bool((rewards != rewards[0]).any())
+
+
+def wasted_fraction(p: float, G: int) -> float:
+    """Probability a group of ``G`` binary rewards with accuracy ``p`` is unanimous.
+
+    ``P(all correct) + P(all wrong) = p**G + (1 - p)**G`` -- the share of groups whose advantage is
+    exactly zero, which Dynamic Sampling discards.
+    """
+    p = _check_real("p", p)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be in [0, 1], got {p}")
+    G = _check_int("G", G, 1)
+    return p**G + (1.0 - p) ** G
+
+
+def kept_fraction(p: float, G: int) -> float:
+    """Probability a group is effective (``0 < #correct < G``): ``1 - p**G - (1 - p)**G``."""
+    return 1.0 - wasted_fraction(p, G)
+
+
+def dynamic_sample(
+    sample_group_fn: Callable[[], Tensor],
+    target_groups: int,
+    max_rounds: int = 10_000,
+) -> dict[str, Any]:
+    """Over-sample groups until ``target_groups`` effective ones fill the batch.
+
+    Each call of ``sample_group_fn`` is one rollout of a group and returns its ``(G,)`` rewards.
+    Unanimous groups (all advantages zero) are discarded; every call is counted, so
+    ``rounds == len(groups) + discarded``.
+
+    Args:
+        sample_group_fn: zero-argument callable returning one group's 1-D reward tensor. It owns
+            its randomness (e.g. closes over a seeded ``torch.Generator``).
+        target_groups: how many effective groups to collect (>= 1).
+        max_rounds: give up with ``RuntimeError`` after this many rollouts (a policy that
+            always answers unanimously would otherwise loop forever).
+
+    Returns:
+        ``{"groups": [kept reward tensors], "rounds": rollouts drawn, "discarded": count}``.
+    """
+    if not callable(sample_group_fn):
+        raise TypeError(f"sample_group_fn must be callable, got {type(sample_group_fn).__name__}")
+    target_groups = _check_int("target_groups", target_groups, 1)
+    max_rounds = _check_int("max_rounds", max_rounds, 1)
+    groups: list[Tensor] = []
+    rounds = discarded = 0
+    while len(groups) < target_groups:
+        if rounds >= max_rounds:
+            raise RuntimeError(
+                f"dynamic_sample drew max_rounds={max_rounds} groups but found only "
+                f"{len(groups)} of {target_groups} effective ones; every other group was "
+                "unanimous (the prompt is too easy or too hard for this policy)"
+            )
+        rewards = sample_group_fn()
+        rounds += 1
+        if not isinstance(rewards, Tensor):
+            raise TypeError(
+                f"sample_group_fn must return a torch.Tensor, got {type(rewards).__name__}"
+            )
+        if group_is_effective(rewards):
+            groups.append(rewards)
+        else:
+            discarded += 1
+    return {"groups": groups, "rounds": rounds, "discarded": discarded}
+
+
+# ----------------------------------------------------------------------------- Overlong shaping
+
+
+def overlong_penalty(length: int | float, max_len: int = 20480, cache_len: int = 4096) -> float:
+    """DAPO's soft overlong punishment (Eq. 13), added to the task reward.
+
+    ::
+
+        R(|y|) = 0                                      if |y| <= L_max - L_cache
+               = ((L_max - L_cache) - |y|) / L_cache    if L_max - L_cache < |y| <= L_max
+               = -1                                     if |y| > L_max
+
+    A continuous ramp from 0 to -1 over the last ``cache_len`` tokens before ``max_len``.
+
+    Args:
+        length: response length in tokens (>= 0).
+        max_len: the length cap ``L_max`` (> 0).
+        cache_len: the ramp width ``L_cache``, in ``(0, max_len]``.
+    """
+    length = _check_real("length", length)
+    if length < 0:
+        raise ValueError(f"length must be >= 0, got {length}")
+    max_len_f = _check_real("max_len", max_len)
+    if max_len_f <= 0:
+        raise ValueError(f"max_len must be > 0, got {max_len}")
+    cache = _check_real("cache_len", cache_len)
+    if not 0.0 < cache <= max_len_f:
+        raise ValueError(f"cache_len must be in (0, max_len={max_len}], got {cache_len}")
+    start = max_len_f - cache
+    if length <= start:
+        return 0.0
+    if length <= max_len_f:
+        return (start - length) / cache
+    return -1.0
+
+
+# ----------------------------------------------------------------------------- demonstrations
+
+
+def demonstrate_dynamic_sampling(
+    group_sizes: Sequence[int] = (4, 8, 16), num_points: int = 61, verbose: bool = True
+) -> list[dict[str, float | int]]:
+    """Wasted fraction ``p**G + (1-p)**G`` on a grid of accuracies ``p`` in [0, 1], per group size.
+
+    Returns:
+        Records ``{"p", "group_size", "wasted", "kept"}`` (one per ``p`` and ``G``).
+    """
+    num_points = _check_int("num_points", num_points, 2)
+    if isinstance(group_sizes, (str, bytes)) or not isinstance(group_sizes, Sequence):
+        raise TypeError(f"group_sizes must be a sequence of ints, got {type(group_sizes).__name__}")
+    if len(group_sizes) == 0:
+        raise ValueError("group_sizes must not be empty")
+    sizes = [_check_int("group_sizes[i]", G, 1) for G in group_sizes]
+    records: list[dict[str, float | int]] = []
+    for G in sizes:
+        for k in range(num_points):
+            p = k / (num_points - 1)
+            w = wasted_fraction(p, G)
+            records.append({"p": p, "group_size": G, "wasted": w, "kept": 1.0 - w})
+    if verbose:
+        show = [0.5, 0.7, 0.9, 0.95, 0.99]
+        print("wasted fraction p^G + (1-p)^G")
+        print("    p  " + "".join(f"{'G=' + str(G):>9}" for G in sizes))
+        for p in show:
+            print(f"{p:5.2f}  " + "".join(f"{wasted_fraction(p, G):9.1%}" for G in sizes))
+    return records
+
+
+def demonstrate_token_level(
+    lengths: Sequence[int] = (2, 4, 8, 32), verbose: bool = True
+) -> list[dict[str, float | int]]:
+    """Each response's total weight under sample-level (GRPO) vs token-level (DAPO) averaging.
+
+    The weights are read off the two losses with autograd: on-policy (``r = 1``) with advantage
+    1 for every response, ``-sum_t d loss / d logp_it`` is response ``i``'s share of the loss --
+    ``1/G`` for ``sample_mean_loss`` and ``|o_i| / sum_j |o_j|`` for ``dapo_surrogate``.
+
+    Returns:
+        Records ``{"length", "sample_weight", "token_weight", "sample_per_token",
+        "token_per_token"}``, one per response.
+    """
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence):
+        raise TypeError(f"lengths must be a sequence of ints, got {type(lengths).__name__}")
+    if len(lengths) == 0:
+        raise ValueError("lengths must not be empty")
+    lens = [_check_int("lengths[i]", n, 1) for n in lengths]
+    adv = torch.ones(len(lens), dtype=torch.float64)
+
+    def response_weights(loss_fn: Callable[..., Tensor]) -> list[float]:
+        new = [torch.zeros(n, dtype=torch.float64, requires_grad=True) for n in lens]
+        old = [torch.zeros(n, dtype=torch.float64) for n in lens]
+        loss_fn(new, old, adv).backward()
+        return [float(-t.grad.sum()) for t in new]
+
+    sample_w = response_weights(sample_mean_loss)
+    token_w = response_weights(dapo_surrogate)
+    records: list[dict[str, float | int]] = [
+        {
+            "length": n,
+            "sample_weight": s,
+            "token_weight": t,
+            "sample_per_token": s / n,
+            "token_per_token": t / n,
+        }
+        for n, s, t in zip(lens, sample_w, token_w, strict=True)
+    ]
+    if verbose:
+        print(f"{'length':>7} {'sample-level':>13} {'token-level':>12}")
+        for r in records:
+            print(f"{r['length']:>7} {r['sample_weight']:>13.3f} {r['token_weight']:>12.3f}")
+    return records
+
+
+def demonstrate_overlong(
+    num_points: int = 61, max_len: int = 20480, cache_len: int = 4096, verbose: bool = True
+) -> list[dict[str, float | int]]:
+    """DAPO's soft overlong ramp next to the hard truncation cliff, on lengths 0..max_len+cache_len.
+
+    ``hard_penalty`` is the baseline DAPO replaces: 0 up to ``max_len``, then -1.
+
+    Returns:
+        Records ``{"length", "penalty", "hard_penalty"}`` with integer lengths.
+    """
+    num_points = _check_int("num_points", num_points, 2)
+    overlong_penalty(0, max_len, cache_len)  # validates max_len and cache_len
+    top = max_len + cache_len
+    records: list[dict[str, float | int]] = []
+    for k in range(num_points):
+        length = round(k * top / (num_points - 1))
+        records.append(
+            {
+                "length": length,
+                "penalty": overlong_penalty(length, max_len, cache_len),
+                "hard_penalty": 0.0 if length <= max_len else -1.0,
+            }
+        )
+    if verbose:
+        print(f"{'length':>7} {'soft':>7} {'hard':>6}")
+        for r in records[:: max(1, (num_points - 1) // 12)]:
+            print(f"{r['length']:>7} {r['penalty']:>7.3f} {r['hard_penalty']:>6.1f}")
+    return records
+
+
+def clip_higher_curve(
+    clip_low: float = 0.2,
+    clip_high: float = 0.28,
+    num_points: int = 111,
+    ratio_min: float = 0.5,
+    ratio_max: float = 1.6,
+) -> list[dict[str, float]]:
+    """Per-token gradient ``d term / d log pi`` vs the ratio, GRPO (symmetric ``clip_low``) vs DAPO.
+
+    Both columns are read with autograd: GRPO's from ``grpo.grpo_surrogate`` (its loss is
+    ``-mean(term)``, so ``d term_k = -N * d loss / d logp_k``), DAPO's from
+    ``clipped_objective_terms``. For ``A = +1`` the gradient is ``r`` until the wall, then 0: the
+    wall sits at ``1 + clip_low`` for GRPO and ``1 + clip_high`` for DAPO. For ``A = -1`` both
+    floors stay at ``1 - clip_low``. The clip is inclusive, so exactly at a wall the gradient is
+    still alive.
+
+    Returns:
+        Records ``{"ratio", "grpo_grad", "dapo_grad", "grpo_grad_neg", "dapo_grad_neg"}``.
+    """
+    low, high = _check_clip(clip_low, clip_high)
+    num_points = _check_int("num_points", num_points, 2)
+    r_lo = _check_real("ratio_min", ratio_min)
+    r_hi = _check_real("ratio_max", ratio_max)
+    if not 0.0 < r_lo < r_hi:
+        raise ValueError(f"need 0 < ratio_min < ratio_max, got ratio_min={r_lo}, ratio_max={r_hi}")
+    step = (r_hi - r_lo) / (num_points - 1)
+    grid = [round(r_lo + k * step, 12) for k in range(num_points)]
+    ratios = torch.tensor(grid, dtype=torch.float64)
+    logp_old = torch.zeros(num_points, dtype=torch.float64)
+    columns: dict[str, list[float]] = {}
+    for sign, suffix in ((1.0, ""), (-1.0, "_neg")):
+        adv = torch.full((num_points,), sign, dtype=torch.float64)
+        lp = torch.log(ratios).requires_grad_(True)
+        grpo_surrogate(lp, logp_old, adv, clip_eps=low).backward()
+        grad = -num_points * lp.grad  # d term_k = -N * d loss / d logp_k
+        columns["grpo_grad" + suffix] = [round(float(g), 12) + 0.0 for g in grad]
+        lp = torch.log(ratios).requires_grad_(True)
+        clipped_objective_terms(lp, logp_old, adv, low, high).sum().backward()
+        columns["dapo_grad" + suffix] = [float(g) + 0.0 for g in lp.grad]
+    return [{"ratio": r, **{k: v[i] for k, v in columns.items()}} for i, r in enumerate(grid)]
+
+
+def dapo_recipe_table() -> list[dict[str, str]]:
+    """The four DAPO edits as records ``{"name", "change", "fixes"}`` (the chapter's table)."""
+    return [
+        {
+            "name": "Clip-Higher",
+            "change": "one eps -> (eps_low, eps_high) = (0.20, 0.28)",
+            "fixes": "entropy collapse",
+        },
+        {
+            "name": "Dynamic Sampling",
+            "change": "keep only groups with 0 < #correct < G",
+            "fixes": "dead (zero-gradient) batches",
+        },
+        {
+            "name": "Token-Level Loss",
+            "change": "1/G sum_i 1/|o_i|  ->  1/sum_i |o_i|",
+            "fixes": "long chains down-weighted",
+        },
+        {
+            "name": "Overlong Shaping",
+            "change": "hard -1 at the cap -> a soft length ramp",
+            "fixes": "reward noise from truncation",
+        },
+    ]

@@ -1,0 +1,624 @@
+"""GRPO (Group Relative Policy Optimization) built from scratch.
+
+GRPO trains a policy with reinforcement learning but without a critic: for one prompt it samples
+a *group* of ``G`` answers, grades each one, and uses the group's own statistics as the baseline.
+
+    A_i   = (r_i - mean(r)) / (std(r) + eps)                    group-relative advantage
+    rho   = pi_theta(o) / pi_old(o)                              importance ratio (per token)
+    J     = mean[ min(rho * A, clip(rho, 1 - eps, 1 + eps) * A) ] - beta * KL(pi_theta || pi_ref)
+    KL_k3 = exp(d) - d - 1,   d = log pi_ref - log pi_theta      Schulman's k3 estimator, >= 0
+
+``grpo_surrogate`` returns ``-J`` (a loss to minimise). For per-token log-probs of shape
+``(G, T)`` the mean runs over every token, which is GRPO's ``(1/G) sum_i (1/|o_i|) sum_t`` when
+all responses share a length; pass ``mask`` for ragged responses and that exact double average
+is taken over the valid tokens only.
+
+The toy at the bottom (``ToyReasoningPolicy``) makes every "answer" a single token drawn from a
+categorical over ``K`` candidates, so one GRPO step can be followed by hand. Every random draw
+goes through the policy's own ``torch.Generator``; nothing here touches the global RNG.
+
+``grpo_variants``, ``gspo``, ``dapo`` and ``cispo`` import the pieces they share from here.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "ToyReasoningPolicy",
+    "center_rewards",
+    "clipped_surrogate_terms",
+    "demonstrate_grpo",
+    "group_relative_advantages",
+    "grpo_learning_curves",
+    "grpo_step",
+    "grpo_surrogate",
+    "kl_divergence",
+    "sequence_mean",
+    "shaped_reward",
+    "token_ratios",
+    "verifiable_reward",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Argument checks (shared with grpo_variants.py and gspo.py)
+# --------------------------------------------------------------------------------------------
+
+
+def _check_tensor(x: object, name: str) -> Tensor:
+    """Return ``x`` if it is a tensor, else raise a ``TypeError`` naming it."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    return x
+
+
+def _check_float_tensor(x: object, name: str) -> Tensor:
+    """A floating-point tensor (log-probs, ratios, advantages)."""
+    t = _check_tensor(x, name)
+    if not t.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
+    return t
+
+
+def _check_real(value: object, name: str) -> float:
+    """A finite real number (``int``, ``float`` or a NumPy scalar; bool rejected)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError(f"{name} must be finite, got {out}")
+    return out
+
+
+def _check_int(value: object, name: str, minimum: int) -> int:
+    """An ``int`` (bool rejected) that is at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _check_open_unit(value: object, name: str) -> float:
+    """A clip width: a real number strictly inside (0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a float, got {type(value).__name__}")
+    out = float(value)
+    if not 0.0 < out < 1.0:  # NaN fails this test too
+        raise ValueError(f"{name} must be in (0, 1), got {value}")
+    return out
+
+
+def _check_no_nan(x: Tensor, name: str, mask: Tensor | None = None) -> None:
+    """Refuse NaN entries (only at valid positions when a mask is given)."""
+    bad = torch.isnan(x.detach())
+    if mask is not None:
+        bad = bad & mask
+    if bool(bad.any()):
+        raise ValueError(f"{name} contains NaN")
+
+
+def _check_mask(mask: object, shape: torch.Size) -> Tensor | None:
+    """A ``(G, T)`` bool mask with at least one valid token per response, or ``None``."""
+    if mask is None:
+        return None
+    m = _check_tensor(mask, "mask")
+    if m.dtype != torch.bool:
+        raise TypeError(f"mask must be a bool tensor, got dtype {m.dtype}")
+    if len(shape) != 2:
+        raise ValueError(f"mask needs (G, T) log-probs, got log-prob shape {tuple(shape)}")
+    if m.shape != shape:
+        raise ValueError(f"mask must have shape {tuple(shape)}, got {tuple(m.shape)}")
+    if not bool(m.any(dim=-1).all()):
+        raise ValueError("mask must mark at least one valid token in every response")
+    return m
+
+
+def _check_logp_pair(logp_new: object, logp_old: object) -> tuple[Tensor, Tensor]:
+    """Two floating tensors of one shape, ``(G,)`` or ``(G, T)``, non-empty."""
+    new = _check_float_tensor(logp_new, "logp_new")
+    old = _check_float_tensor(logp_old, "logp_old")
+    if new.dim() not in (1, 2):
+        raise ValueError(f"logp_new must have shape (G,) or (G, T), got {tuple(new.shape)}")
+    if new.numel() == 0:
+        raise ValueError(f"logp_new must not be empty, got shape {tuple(new.shape)}")
+    if old.shape != new.shape:
+        raise ValueError(
+            f"logp_old must have the shape of logp_new {tuple(new.shape)}, got {tuple(old.shape)}"
+        )
+    return new, old
+
+
+def _as_rewards(rewards: object) -> Tensor:
+    """Validate one group ``(G,)`` or a batch of groups ``(B, G)``; return a float tensor."""
+    r = _check_tensor(rewards, "rewards")
+    if r.dim() not in (1, 2):
+        raise ValueError(f"rewards must have shape (G,) or (B, G), got {tuple(r.shape)}")
+    if r.numel() == 0:
+        raise ValueError(f"rewards must hold at least one reward per group, got {tuple(r.shape)}")
+    if not r.is_floating_point():
+        r = r.to(torch.get_default_dtype())
+    if bool(torch.isnan(r).any()):
+        raise ValueError("rewards contains NaN")
+    if not bool(torch.isfinite(r).all()):
+        raise ValueError("rewards must be finite")
+    return r
+
+
+# --------------------------------------------------------------------------------------------
+# The three pieces: advantage, ratio + clip, KL leash
+# --------------------------------------------------------------------------------------------
+
+
+def center_rewards(rewards: Tensor) -> Tensor:
+    """Subtract each group's mean reward: ``r_i - mean(r)`` (the critic-free baseline).
+
+    Args:
+        rewards: ``(G,)`` rewards of one group, or ``(B, G)`` for ``B`` groups (one per row).
+
+    Returns:
+        A float tensor of the same shape. A group whose rewards are all equal gets exact zeros
+        (no floating-point residue), because it carries no relative signal.
+    """
+    r = _as_rewards(rewards)
+    centered = r - r.mean(dim=-1, keepdim=True)
+    tied = (r == r[..., :1]).all(dim=-1, keepdim=True)
+    return torch.where(tied, torch.zeros_like(centered), centered)
+
+
+def group_relative_advantages(rewards: Tensor, eps: float = 1e-6) -> Tensor:
+    """GRPO's advantage: standardise rewards within their group.
+
+        A_i = (r_i - mean(r)) / (std(r) + eps),   std = population std (divide by G)
+
+    Args:
+        rewards: ``(G,)`` for one group or ``(B, G)`` for a batch (each row standardised alone).
+        eps: small non-negative constant that keeps the division finite.
+
+    Returns:
+        Advantages with the shape of ``rewards``: mean 0 and std ~1 per group, exact zeros for a
+        group whose rewards are all equal.
+
+    Raises:
+        TypeError: ``rewards`` is not a tensor.
+        ValueError: an empty group, NaN/inf rewards, or a negative ``eps``.
+    """
+    eps = _check_real(eps, "eps")
+    if eps < 0:
+        raise ValueError(f"eps must be >= 0, got {eps}")
+    centered = center_rewards(rewards)
+    std = centered.pow(2).mean(dim=-1, keepdim=True).sqrt()
+    tied = std == 0
+    safe_std = torch.where(tied, torch.ones_like(std), std + eps)
+    return torch.where(tied, torch.zeros_like(centered), centered / safe_std)
+
+
+def token_ratios(logp_new: Tensor, logp_old: Tensor) -> Tensor:
+    """Per-token importance ratio ``rho = exp(log pi_new - log pi_old)``, elementwise.
+
+    Args:
+        logp_new: log-probs under the policy being trained, ``(G,)`` or ``(G, T)``.
+        logp_old: log-probs under the policy that sampled the data, same shape.
+    """
+    new, old = _check_logp_pair(logp_new, logp_old)
+    _check_no_nan(new, "logp_new")
+    _check_no_nan(old, "logp_old")
+    return torch.exp(new - old)
+
+
+def kl_divergence(logp_policy: Tensor, logp_ref: Tensor) -> Tensor:
+    """Schulman's k3 estimate of KL(pi_theta || pi_ref), one value per sample.
+
+        k3 = exp(d) - d - 1,   d = log pi_ref - log pi_theta
+
+    Unbiased when the samples come from ``pi_theta`` and never negative, since ``e^d >= 1 + d``.
+    It is evaluated as ``expm1(d) - d`` (accurate for small ``d``) and floored at 0 so float
+    rounding cannot produce a tiny negative value.
+
+    Args:
+        logp_policy: log-probs of the sampled tokens under the policy.
+        logp_ref: log-probs of the same tokens under the frozen reference, same shape.
+    """
+    pol = _check_float_tensor(logp_policy, "logp_policy")
+    ref = _check_float_tensor(logp_ref, "logp_ref")
+    if ref.shape != pol.shape:
+        raise ValueError(
+            f"logp_ref must have the shape of logp_policy {tuple(pol.shape)}, "
+            f"got {tuple(ref.shape)}"
+        )
+    _check_no_nan(pol, "logp_policy")
+    _check_no_nan(ref, "logp_ref")
+    d = ref - pol
+    return (torch.expm1(d) - d).clamp_min(0.0)
+
+
+def clipped_surrogate_terms(
+    ratio: Tensor, advantages: Tensor, clip_low: float, clip_high: float
+) -> Tensor:
+    """PPO's pessimistic clipped term, elementwise (the quantity to *maximise*).
+
+        min(ratio * A, clip(ratio, 1 - clip_low, 1 + clip_high) * A)
+
+    Once the ratio has moved past the clip edge in the direction the advantage favours, the
+    clipped branch wins the ``min`` and that element's gradient is zero. GRPO uses it on
+    per-token ratios with ``clip_low == clip_high``; GSPO uses it on one ratio per sequence.
+
+    Args:
+        ratio: importance ratios (any shape).
+        advantages: advantages broadcastable against ``ratio``.
+        clip_low: lower clip width, in (0, 1).
+        clip_high: upper clip width, in (0, 1).
+    """
+    ratio = _check_float_tensor(ratio, "ratio")
+    adv = _check_float_tensor(advantages, "advantages")
+    low = _check_open_unit(clip_low, "clip_low")
+    high = _check_open_unit(clip_high, "clip_high")
+    clipped = ratio.clamp(1.0 - low, 1.0 + high)
+    return torch.minimum(ratio * adv, clipped * adv)
+
+
+def sequence_mean(values: Tensor, mask: Tensor | None = None) -> Tensor:
+    """Average each response's per-token values: ``(G, T) -> (G,)``, i.e. ``(1/|o_i|) sum_t``.
+
+    Args:
+        values: ``(G, T)`` per-token values (padding positions must be finite).
+        mask: optional ``(G, T)`` bool, True on a response's real tokens.
+    """
+    v = _check_float_tensor(values, "values")
+    if v.dim() != 2:
+        raise ValueError(f"values must have shape (G, T), got {tuple(v.shape)}")
+    m = _check_mask(mask, v.shape)
+    if m is None:
+        return v.mean(dim=-1)
+    w = m.to(v.dtype)
+    return (v * w).sum(dim=-1) / w.sum(dim=-1)
+
+
+def _broadcast_advantages(advantages: object, shape: torch.Size) -> Tensor:
+    """Give ``(G,)`` advantages a trailing token axis for ``(G, T)`` log-probs; check shape."""
+    adv = _check_tensor(advantages, "advantages")
+    if not adv.is_floating_point():
+        adv = adv.to(torch.get_default_dtype())
+    if len(shape) == 2 and adv.dim() == 1 and adv.shape[0] == shape[0]:
+        adv = adv.unsqueeze(-1)
+    try:
+        ok = torch.broadcast_shapes(adv.shape, shape) == shape
+    except RuntimeError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"advantages of shape {tuple(adv.shape)} do not broadcast to the log-prob shape "
+            f"{tuple(shape)}"
+        )
+    _check_no_nan(adv, "advantages")
+    return adv
+
+
+def grpo_surrogate(
+    logp_new: Tensor,
+    logp_old: Tensor,
+    advantages: Tensor,
+    clip_eps: float = 0.2,
+    logp_ref: Tensor | None = None,
+    beta: float = 0.0,
+    mask: Tensor | None = None,
+) -> Tensor:
+    """The GRPO loss (``-J_GRPO``) that ``loss.backward()`` differentiates.
+
+        loss = -mean[ min(rho A, clip(rho, 1 - eps, 1 + eps) A) ] + beta * mean[ k3 ]
+
+    with ``rho = exp(logp_new - logp_old)`` and ``k3`` the KL estimate to ``logp_ref``.
+
+    Args:
+        logp_new: ``(G,)`` log-probs of one-token answers, or ``(G, T)`` per-token log-probs;
+            carries the gradient.
+        logp_old: same shape, from the policy that sampled the group (treated as constant).
+        advantages: ``(G,)`` (shared by every token of a response) or anything broadcastable
+            to the log-prob shape, e.g. ``(G, T)`` per-token advantages.
+        clip_eps: trust-region width, in (0, 1).
+        logp_ref: optional log-probs under the frozen reference policy, same shape.
+        beta: weight of the KL leash (>= 0); needs ``logp_ref`` when positive.
+        mask: optional ``(G, T)`` bool for ragged responses (True on real tokens). With it the
+            average is exactly ``(1/G) sum_i (1/|o_i|) sum_{valid t}``; padding is ignored.
+
+    Returns:
+        A scalar loss tensor.
+
+    Raises:
+        TypeError: a non-tensor argument, integer log-probs, a non-bool mask.
+        ValueError: mismatched shapes, ``clip_eps`` outside (0, 1), a negative ``beta``,
+            ``beta > 0`` without ``logp_ref``, or NaN in any input.
+    """
+    new, old = _check_logp_pair(logp_new, logp_old)
+    eps = _check_open_unit(clip_eps, "clip_eps")
+    beta = _check_real(beta, "beta")
+    if beta < 0:
+        raise ValueError(f"beta must be >= 0, got {beta}")
+    m = _check_mask(mask, new.shape)
+    adv = _broadcast_advantages(advantages, new.shape)
+    _check_no_nan(new, "logp_new", m)
+    _check_no_nan(old, "logp_old", m)
+    ref = None
+    if logp_ref is not None:
+        ref = _check_float_tensor(logp_ref, "logp_ref")
+        if ref.shape != new.shape:
+            raise ValueError(
+                f"logp_ref must have the shape of logp_new {tuple(new.shape)}, "
+                f"got {tuple(ref.shape)}"
+            )
+        _check_no_nan(ref, "logp_ref", m)
+    elif beta > 0:
+        raise ValueError(f"logp_ref is required when beta > 0 (beta={beta})")
+
+    if m is not None:
+        # Zero the padding *before* any arithmetic so junk there cannot leak into the gradient.
+        zero = torch.zeros((), dtype=new.dtype)
+        new, old = torch.where(m, new, zero), torch.where(m, old, zero)
+        ref = None if ref is None else torch.where(m, ref, zero)
+
+    def average(values: Tensor) -> Tensor:
+        return values.mean() if m is None else sequence_mean(values, m).mean()
+
+    terms = clipped_surrogate_terms(torch.exp(new - old), adv, eps, eps)
+    loss = -average(terms)
+    if ref is not None and beta > 0:
+        loss = loss + beta * average(kl_divergence(new, ref))
+    return loss
+
+
+def verifiable_reward(answers: Tensor, correct: int) -> Tensor:
+    """A rule, not a model: reward 1.0 where the answer equals ``correct``, else 0.0.
+
+    Args:
+        answers: integer tensor of sampled answer indices.
+        correct: the right answer's index.
+    """
+    a = _check_tensor(answers, "answers")
+    if a.is_floating_point() or a.dtype == torch.bool:
+        raise TypeError(f"answers must be an integer tensor, got dtype {a.dtype}")
+    if isinstance(correct, bool) or not isinstance(correct, int):
+        raise TypeError(f"correct must be an int, got {type(correct).__name__}")
+    return (a == correct).to(torch.get_default_dtype())
+
+
+def shaped_reward(answers: Tensor, correct: int, num_answers: int) -> Tensor:
+    """Exercise 4: partial credit. 1.0 for ``correct``, 0.5 for an index one away, else 0.
+
+    A neighbour only counts if it is a real answer index (in ``[0, num_answers)``).
+
+    Args:
+        answers: integer tensor of answer indices in ``[0, num_answers)``.
+        correct: the right answer's index.
+        num_answers: how many candidate answers exist.
+    """
+    a = _check_tensor(answers, "answers")
+    if a.is_floating_point() or a.dtype == torch.bool:
+        raise TypeError(f"answers must be an integer tensor, got dtype {a.dtype}")
+    num_answers = _check_int(num_answers, "num_answers", 1)
+    correct = _check_int(correct, "correct", 0)
+    if correct >= num_answers:
+        raise ValueError(f"correct must be in [0, {num_answers}), got {correct}")
+    if a.numel() and (int(a.min()) < 0 or int(a.max()) >= num_answers):
+        raise ValueError(f"answers must lie in [0, {num_answers})")
+    distance = (a - correct).abs()
+    reward = torch.zeros(a.shape, dtype=torch.get_default_dtype())
+    reward[distance == 1] = 0.5
+    reward[distance == 0] = 1.0
+    return reward
+
+
+# --------------------------------------------------------------------------------------------
+# A toy reasoner: one token per answer
+# --------------------------------------------------------------------------------------------
+
+
+class ToyReasoningPolicy:
+    """A categorical policy over ``num_answers`` candidate answers.
+
+    ``logits`` (learnable, starts at zeros = uniform) define ``pi(a) = softmax(logits)[a]``.
+    ``ref_logits`` is a frozen copy taken at construction: the reference for GRPO's KL leash.
+    ``generator`` is the policy's private ``torch.Generator`` used for every sample.
+
+    Args:
+        num_answers: number of candidate answers ``K`` (>= 2).
+        seed: seed for the policy's generator.
+    """
+
+    def __init__(self, num_answers: int, seed: int) -> None:
+        self.num_answers = _check_int(num_answers, "num_answers", 2)
+        seed = _check_int(seed, "seed", 0)
+        self.logits = torch.zeros(self.num_answers, requires_grad=True)
+        self.ref_logits = self.logits.detach().clone()
+        self.generator = torch.Generator().manual_seed(seed)
+
+    def probabilities(self) -> Tensor:
+        """The current answer distribution ``softmax(logits)`` (detached)."""
+        return torch.softmax(self.logits.detach(), dim=-1)
+
+    def sample_group(self, group_size: int) -> Tensor:
+        """Draw ``group_size`` answers i.i.d. from the policy: a ``(G,)`` LongTensor."""
+        group_size = _check_int(group_size, "group_size", 1)
+        return torch.multinomial(
+            self.probabilities(), group_size, replacement=True, generator=self.generator
+        )
+
+    def _check_answers(self, answers: object) -> Tensor:
+        a = _check_tensor(answers, "answers")
+        if a.is_floating_point() or a.dtype == torch.bool:
+            raise TypeError(f"answers must be an integer tensor, got dtype {a.dtype}")
+        if a.numel() and (int(a.min()) < 0 or int(a.max()) >= self.num_answers):
+            raise ValueError(f"answers must lie in [0, {self.num_answers})")
+        return a
+
+    def log_probs(self, answers: Tensor) -> Tensor:
+        """``log pi(a)`` for each answer (differentiable w.r.t. ``logits``)."""
+        return torch.log_softmax(self.logits, dim=-1)[self._check_answers(answers)]
+
+    def ref_log_probs(self, answers: Tensor) -> Tensor:
+        """``log pi_ref(a)`` under the frozen reference (no gradient)."""
+        return torch.log_softmax(self.ref_logits, dim=-1)[self._check_answers(answers)]
+
+    def kl_to_reference(self) -> float:
+        """Exact ``KL(pi || pi_ref) = sum_a pi(a) log(pi(a) / pi_ref(a))`` over all answers."""
+        logp = torch.log_softmax(self.logits.detach(), dim=-1)
+        logq = torch.log_softmax(self.ref_logits, dim=-1)
+        return float((logp.exp() * (logp - logq)).sum().clamp_min(0.0))
+
+
+def grpo_step(
+    policy: ToyReasoningPolicy,
+    correct: int,
+    group_size: int = 32,
+    lr: float = 0.5,
+    clip_eps: float = 0.2,
+    beta: float = 0.04,
+    inner_steps: int = 4,
+    reward_fn: Callable[[Tensor], Tensor] | None = None,
+) -> dict[str, float]:
+    """One GRPO iteration on a ``ToyReasoningPolicy``, updating ``policy.logits`` in place.
+
+    1. sample a group of ``group_size`` answers with the policy's generator;
+    2. grade it: ``verifiable_reward(answers, correct)``, or ``reward_fn(answers)`` if given;
+    3. standardise the rewards into group-relative advantages;
+    4. freeze ``logp_old`` (the sampler) and ``logp_ref`` (the policy at construction);
+    5. take ``inner_steps`` plain-SGD steps of size ``lr`` on ``grpo_surrogate``.
+
+    Returns:
+        ``{"mean_reward", "p_correct", "kl", "loss"}`` as Python floats: the group's mean
+        reward, ``pi(correct)`` after the update, the exact KL to the reference after the
+        update, and the loss of the last inner step.
+    """
+    if not isinstance(policy, ToyReasoningPolicy):
+        raise TypeError(f"policy must be a ToyReasoningPolicy, got {type(policy).__name__}")
+    correct = _check_int(correct, "correct", 0)
+    if correct >= policy.num_answers:
+        raise ValueError(f"correct must be in [0, {policy.num_answers}), got {correct}")
+    group_size = _check_int(group_size, "group_size", 1)
+    inner_steps = _check_int(inner_steps, "inner_steps", 1)
+    lr = _check_real(lr, "lr")
+    if lr <= 0:
+        raise ValueError(f"lr must be > 0, got {lr}")
+    if reward_fn is not None and not callable(reward_fn):
+        raise TypeError("reward_fn must be callable")
+
+    answers = policy.sample_group(group_size)
+    rewards = verifiable_reward(answers, correct) if reward_fn is None else reward_fn(answers)
+    rewards = _as_rewards(rewards)
+    if rewards.shape != answers.shape:
+        raise ValueError(
+            f"reward_fn must return shape {tuple(answers.shape)}, got {tuple(rewards.shape)}"
+        )
+    adv = group_relative_advantages(rewards)
+    logp_old = policy.log_probs(answers).detach()
+    logp_ref = policy.ref_log_probs(answers)
+
+    loss = torch.zeros(())
+    for _ in range(inner_steps):
+        loss = grpo_surrogate(
+            policy.log_probs(answers),
+            logp_old,
+            adv,
+            clip_eps=clip_eps,
+            logp_ref=logp_ref,
+            beta=beta,
+        )
+        (grad,) = torch.autograd.grad(loss, policy.logits)
+        with torch.no_grad():
+            policy.logits -= lr * grad
+
+    return {
+        "mean_reward": float(rewards.mean()),
+        "p_correct": float(policy.probabilities()[correct]),
+        "kl": policy.kl_to_reference(),
+        "loss": float(loss.detach()),
+    }
+
+
+def demonstrate_grpo(
+    num_answers: int = 6,
+    correct: int = 3,
+    steps: int = 40,
+    group_size: int = 32,
+    lr: float = 0.5,
+    beta: float = 0.04,
+    seed: int = 0,
+    verbose: bool = True,
+) -> list[dict[str, float]]:
+    """Train a uniform ``ToyReasoningPolicy`` with GRPO and record the learning curve.
+
+    Returns:
+        One record per step ``{"step", "p_correct", "mean_reward", "kl"}``; step 0 is the
+        untrained policy (its ``mean_reward`` is the expected reward, ``p_correct``), step
+        ``k`` is the policy after ``k`` updates with the mean reward of the group it learned from.
+    """
+    steps = _check_int(steps, "steps", 0)
+    policy = ToyReasoningPolicy(num_answers, seed=seed)
+    correct = _check_int(correct, "correct", 0)
+    if correct >= policy.num_answers:
+        raise ValueError(f"correct must be in [0, {policy.num_answers}), got {correct}")
+    p0 = float(policy.probabilities()[correct])
+    history: list[dict[str, float]] = [{"step": 0, "p_correct": p0, "mean_reward": p0, "kl": 0.0}]
+    for step in range(1, steps + 1):
+        stats = grpo_step(policy, correct, group_size=group_size, lr=lr, beta=beta)
+        history.append(
+            {
+                "step": step,
+                "p_correct": stats["p_correct"],
+                "mean_reward": stats["mean_reward"],
+                "kl": stats["kl"],
+            }
+        )
+    if verbose:
+        print(f"{'step':>4}  {'p(correct)':>10}  {'mean reward':>11}  {'KL(ref)':>8}")
+        for rec in history:
+            print(
+                f"{rec['step']:>4}  {rec['p_correct']:>10.3f}  {rec['mean_reward']:>11.3f}  "
+                f"{rec['kl']:>8.4f}"
+            )
+    return history
+
+
+def grpo_learning_curves(
+    group_sizes: tuple[int, ...] = (4, 16, 64),
+    betas: tuple[float, ...] = (0.0, 0.04, 0.5),
+    num_answers: int = 6,
+    correct: int = 3,
+    steps: int = 40,
+    lr: float = 0.5,
+    seed: int = 0,
+) -> list[dict[str, float]]:
+    """GRPO learning curves over a grid of group sizes and KL weights (for a widget).
+
+    Every run starts from a fresh uniform policy with the same ``seed``.
+
+    Returns:
+        Records ``{"group_size", "beta", "step", "p_correct"}``, steps ``0..steps`` per run.
+    """
+    if not group_sizes:
+        raise ValueError("group_sizes must not be empty")
+    if not betas:
+        raise ValueError("betas must not be empty")
+    records: list[dict[str, float]] = []
+    for g in group_sizes:
+        for b in betas:
+            curve = demonstrate_grpo(
+                num_answers=num_answers,
+                correct=correct,
+                steps=steps,
+                group_size=g,
+                lr=lr,
+                beta=b,
+                seed=seed,
+                verbose=False,
+            )
+            records.extend(
+                {"group_size": g, "beta": float(b), "step": r["step"], "p_correct": r["p_correct"]}
+                for r in curve
+            )
+    return records

@@ -1,0 +1,300 @@
+"""GRPO's two 2025 repairs side by side: Dr. GRPO (the advantage) and GSPO (the ratio).
+
+Written out per token, GRPO's per-response objective is
+
+    (1/|o_i|) sum_t min(rho_it A_i, clip(rho_it, 1 - eps, 1 + eps) A_i),
+    A_i = (r_i - mean(r)) / std(r).
+
+* Dr. GRPO (Liu et al., 2025) removes two normalisers. ``/ std(r)`` gives questions the model
+  has nearly solved (or has no hope on) an outsized weight, ``1 / sqrt(p (1 - p))`` for a 0/1
+  reward; ``1 / |o_i|`` lets a long wrong answer spread its penalty thin, so wrong answers
+  drift longer. Dr. GRPO uses ``A_i = r_i - mean(r)`` and a constant token normaliser.
+* GSPO (Zheng et al., 2025) replaces the per-token ``rho_it`` by one length-normalised ratio
+  per response. Its canonical implementation lives in ``gspo.py`` (on ``(G, T)`` tensors with
+  a mask); the functions here accept the natural ragged form, a list of 1-D per-response
+  log-prob tensors, pad it, and delegate to ``gspo``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+from grpo import (
+    _broadcast_advantages,
+    _check_float_tensor,
+    _check_int,
+    _check_logp_pair,
+    _check_mask,
+    _check_no_nan,
+    _check_open_unit,
+    _check_real,
+    center_rewards,
+    clipped_surrogate_terms,
+    grpo_surrogate,
+    token_ratios,
+)
+from gspo import GSPO_CLIP_HIGH, GSPO_CLIP_LOW
+from gspo import gspo_surrogate as _gspo_surrogate
+from gspo import sequence_importance_ratio as _gspo_sequence_ratio
+
+__all__ = [
+    "centered_advantages",
+    "difficulty_weight",
+    "difficulty_weight_curve",
+    "dr_grpo_surrogate",
+    "gspo_surrogate",
+    "length_bias_demo",
+    "pad_ragged",
+    "sequence_importance_ratio",
+    "token_ratios",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Dr. GRPO
+# --------------------------------------------------------------------------------------------
+
+
+def centered_advantages(rewards: Tensor) -> Tensor:
+    """Dr. GRPO's advantage ``A_i = r_i - mean(r)``: GRPO's baseline without the ``/ std``.
+
+    Args:
+        rewards: ``(G,)`` for one group or ``(B, G)`` for a batch of groups (per row).
+    """
+    return center_rewards(rewards)
+
+
+def difficulty_weight(p: float, eps: float = 1e-2) -> float:
+    """GRPO's implicit per-question weight for a 0/1 reward: ``1 / (sqrt(p (1 - p)) + eps)``.
+
+    A group with a fraction ``p`` correct has population std ``sqrt(p (1 - p))``, and GRPO
+    divides every advantage of that group by it (plus ``eps``). Dr. GRPO's weight is 1.
+
+    Args:
+        p: fraction of the group that is correct, in [0, 1].
+        eps: the positive constant added to the std.
+    """
+    p = _check_real(p, "p")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be in [0, 1], got {p}")
+    eps = _check_real(eps, "eps")
+    if eps <= 0:
+        raise ValueError(f"eps must be > 0, got {eps}")
+    return 1.0 / (math.sqrt(p * (1.0 - p)) + eps)
+
+
+def difficulty_weight_curve(
+    num_points: int = 99, eps: float = 1e-2, p_min: float = 0.001, p_max: float = 0.999
+) -> list[dict[str, float]]:
+    """GRPO's vs Dr. GRPO's per-question weight across difficulty (for a widget).
+
+    ``p`` runs over ``num_points`` evenly spaced values from ``p_min`` to ``p_max`` (with the
+    defaults: 0.001, ~0.011, ..., 0.5, ..., 0.999), so the curve shows both the flat bottom at
+    ``p = 1/2`` (weight ~2) and the climb at the edges (~24 at ``p = 0.001``).
+
+    Returns:
+        Records ``{"p", "grpo", "dr_grpo"}``; ``dr_grpo`` is always 1.
+    """
+    num_points = _check_int(num_points, "num_points", 2)
+    lo, hi = _check_real(p_min, "p_min"), _check_real(p_max, "p_max")
+    if not 0.0 <= lo < hi <= 1.0:
+        raise ValueError(f"need 0 <= p_min < p_max <= 1, got p_min={lo}, p_max={hi}")
+    records = []
+    for k in range(num_points):
+        p = lo + (hi - lo) * k / (num_points - 1)
+        records.append({"p": p, "grpo": difficulty_weight(p, eps), "dr_grpo": 1.0})
+    return records
+
+
+def dr_grpo_surrogate(
+    logp_new: Tensor,
+    logp_old: Tensor,
+    advantages: Tensor,
+    clip_eps: float = 0.2,
+    mask: Tensor | None = None,
+    max_len: int | None = None,
+) -> Tensor:
+    """Dr. GRPO's loss: sum each response's token terms, divide by a *constant*, not ``|o_i|``.
+
+        loss = -(1 / (G * max_len)) sum_i sum_{valid t} min(rho_it A_i, clip(rho_it) A_i)
+
+    Use it with ``centered_advantages``. ``max_len`` is a fixed budget (the generation cap),
+    so every token gets the same weight whatever the length of its response.
+
+    Args:
+        logp_new: ``(G, T)`` per-token log-probs (differentiable).
+        logp_old: ``(G, T)`` per-token log-probs of the sampler.
+        advantages: ``(G,)`` or broadcastable to ``(G, T)``.
+        clip_eps: trust-region width in (0, 1).
+        mask: optional ``(G, T)`` bool, True on real tokens.
+        max_len: the constant normaliser (>= the longest response); defaults to ``T``.
+    """
+    new, old = _check_logp_pair(logp_new, logp_old)
+    if new.dim() != 2:
+        raise ValueError(f"logp_new must have shape (G, T), got {tuple(new.shape)}")
+    eps = _check_open_unit(clip_eps, "clip_eps")
+    m = _check_mask(mask, new.shape)
+    adv = _broadcast_advantages(advantages, new.shape)
+    _check_no_nan(new, "logp_new", m)
+    _check_no_nan(old, "logp_old", m)
+    longest = new.shape[1] if m is None else int(m.sum(dim=1).max())
+    norm = new.shape[1] if max_len is None else _check_int(max_len, "max_len", 1)
+    if norm < longest:
+        raise ValueError(f"max_len must be >= the longest response ({longest}), got {norm}")
+    if m is not None:
+        # Zero the padding first so nothing stored there can reach the value or the gradient.
+        zero = torch.zeros((), dtype=new.dtype)
+        new, old = torch.where(m, new, zero), torch.where(m, old, zero)
+    terms = clipped_surrogate_terms(torch.exp(new - old), adv, eps, eps)
+    if m is not None:
+        terms = terms * m.to(terms.dtype)
+    return -terms.sum() / (new.shape[0] * norm)
+
+
+def length_bias_demo(
+    lengths: Sequence[int] = (10, 50, 100, 500, 1000),
+    advantage: float = 1.0,
+    max_len: int | None = None,
+) -> list[dict[str, float]]:
+    """How hard each token of a right / wrong response is pushed, by response length.
+
+    For each length ``L`` a group holds one correct (``+advantage``) and one incorrect
+    (``-advantage``) response of ``L`` tokens, on-policy (ratio 1). The per-token push is read
+    with autograd as ``-d loss / d logp_t`` from ``grpo.grpo_surrogate`` (normaliser
+    ``1 / |o_i|``) and from ``dr_grpo_surrogate`` (constant ``max_len``, default the longest
+    length). Under GRPO a wrong response's total penalty is the same at every length, so each
+    of its tokens is punished less the longer it runs; under Dr. GRPO every token costs the
+    same and a longer wrong answer costs more in total.
+
+    Returns:
+        One record per length: ``{"length", "grpo_correct", "grpo_incorrect",
+        "dr_grpo_correct", "dr_grpo_incorrect"}`` (per-token pushes) and the per-response
+        totals ``{"grpo_correct_total", "grpo_incorrect_total", "dr_grpo_correct_total",
+        "dr_grpo_incorrect_total"}``.
+    """
+    if len(lengths) == 0:
+        raise ValueError("lengths must not be empty")
+    lens = [_check_int(n, "lengths", 1) for n in lengths]
+    a = _check_real(advantage, "advantage")
+    budget = max(lens) if max_len is None else _check_int(max_len, "max_len", 1)
+    if budget < max(lens):
+        raise ValueError(f"max_len must be >= max(lengths) ({max(lens)}), got {budget}")
+    adv = torch.tensor([a, -a], dtype=torch.float64)
+    records = []
+    for n in lens:
+        rec: dict[str, float] = {"length": n}
+        for name in ("grpo", "dr_grpo"):
+            logp = torch.zeros(2, n, dtype=torch.float64, requires_grad=True)
+            old = torch.zeros(2, n, dtype=torch.float64)
+            if name == "grpo":
+                loss = grpo_surrogate(logp, old, adv, clip_eps=0.2)
+            else:
+                loss = dr_grpo_surrogate(logp, old, adv, clip_eps=0.2, max_len=budget)
+            (grad,) = torch.autograd.grad(loss, logp)
+            push = -grad
+            rec[f"{name}_correct"] = float(push[0, 0])
+            rec[f"{name}_incorrect"] = float(push[1, 0])
+            rec[f"{name}_correct_total"] = float(push[0].sum())
+            rec[f"{name}_incorrect_total"] = float(push[1].sum())
+        records.append(rec)
+    return records
+
+
+# --------------------------------------------------------------------------------------------
+# GSPO on ragged responses (delegates to gspo.py)
+# --------------------------------------------------------------------------------------------
+
+
+def pad_ragged(seqs: Sequence[Tensor], name: str = "seqs") -> tuple[Tensor, Tensor]:
+    """Stack 1-D per-response tensors into ``(G, T_max)`` plus a bool mask of real tokens.
+
+    Args:
+        seqs: a non-empty list/tuple of non-empty 1-D floating tensors.
+        name: the argument name used in error messages.
+    """
+    if isinstance(seqs, torch.Tensor) or not isinstance(seqs, Sequence):
+        raise TypeError(f"{name} must be a list of 1-D tensors, got {type(seqs).__name__}")
+    if len(seqs) == 0:
+        raise ValueError(f"{name} must hold at least one response")
+    for i, x in enumerate(seqs):
+        t = _check_float_tensor(x, f"{name}[{i}]")
+        if t.dim() != 1 or t.numel() == 0:
+            raise ValueError(f"{name}[{i}] must be a non-empty 1-D tensor, got {tuple(t.shape)}")
+    padded = torch.nn.utils.rnn.pad_sequence(list(seqs), batch_first=True)
+    lengths = torch.tensor([len(x) for x in seqs])
+    mask = torch.arange(padded.shape[1]) < lengths.unsqueeze(1)
+    return padded, mask
+
+
+def _ragged_pair(logp_new: object, logp_old: object) -> tuple[Tensor, Tensor, Tensor]:
+    new, mask = pad_ragged(logp_new, "logp_new")  # type: ignore[arg-type]
+    old, mask_old = pad_ragged(logp_old, "logp_old")  # type: ignore[arg-type]
+    if mask_old.shape != mask.shape or not torch.equal(mask_old, mask):
+        raise ValueError("logp_old must hold responses of the same lengths as logp_new")
+    return new, old, mask
+
+
+def sequence_importance_ratio(
+    logp_new: Tensor | Sequence[Tensor], logp_old: Tensor | Sequence[Tensor]
+) -> Tensor:
+    """GSPO's ``s_i`` (geometric mean of token ratios) for one response or a ragged group.
+
+    Args:
+        logp_new: one response's ``(T,)`` log-probs, a ``(G, T)`` tensor, or a list of 1-D
+            tensors of possibly different lengths.
+        logp_old: the same structure under the sampling policy.
+
+    Returns:
+        A 0-dim tensor for one ``(T,)`` response, else ``(G,)``. Computed by
+        ``gspo.sequence_importance_ratio``.
+    """
+    if isinstance(logp_new, torch.Tensor) and isinstance(logp_old, torch.Tensor):
+        if logp_new.dim() == 1:
+            if logp_old.shape != logp_new.shape:
+                raise ValueError(
+                    f"logp_old must have the shape of logp_new {tuple(logp_new.shape)}, "
+                    f"got {tuple(logp_old.shape)}"
+                )
+            return _gspo_sequence_ratio(logp_new.unsqueeze(0), logp_old.unsqueeze(0))[0]
+        return _gspo_sequence_ratio(logp_new, logp_old)
+    new, old, mask = _ragged_pair(logp_new, logp_old)
+    return _gspo_sequence_ratio(new, old, mask)
+
+
+def gspo_surrogate(
+    logp_new: Sequence[Tensor],
+    logp_old: Sequence[Tensor],
+    advantages: Tensor,
+    clip_eps: float | None = None,
+    clip_low: float = GSPO_CLIP_LOW,
+    clip_high: float = GSPO_CLIP_HIGH,
+) -> Tensor:
+    """GSPO's loss for a ragged group of responses (lists of 1-D per-token log-probs).
+
+    Pads the lists, takes ``s_i`` with ``gspo.sequence_importance_ratio`` and the loss with
+    ``gspo.gspo_surrogate``. ``clip_eps``, when given, sets a symmetric clip
+    (``clip_low = clip_high = clip_eps``); otherwise the paper's 3e-4 / 4e-4 are used.
+
+    Args:
+        logp_new: list of ``G`` 1-D log-prob tensors under the current policy.
+        logp_old: list of ``G`` 1-D log-prob tensors under the sampler, same lengths.
+        advantages: ``(G,)`` one advantage per response.
+        clip_eps: optional symmetric clip width in (0, 1).
+        clip_low: lower clip width in (0, 1) (ignored when ``clip_eps`` is given).
+        clip_high: upper clip width in (0, 1) (ignored when ``clip_eps`` is given).
+    """
+    if clip_eps is not None:
+        clip_low = clip_high = _check_open_unit(clip_eps, "clip_eps")
+    new, old, mask = _ragged_pair(logp_new, logp_old)
+    s = _gspo_sequence_ratio(new, old, mask)
+    adv = _check_float_tensor(advantages, "advantages")
+    if adv.shape != s.shape:
+        raise ValueError(
+            f"advantages must have shape {tuple(s.shape)} (one per response), "
+            f"got {tuple(adv.shape)}"
+        )
+    return _gspo_surrogate(s, adv, clip_low, clip_high)

@@ -1,0 +1,688 @@
+"""Self-consistency, Condorcet's jury theorem and best-of-N, from scratch.
+
+Parallel test-time compute in four moves:
+
+1. read the final answer out of a chain of thought (``extract_answer``);
+2. tally the answers of many sampled chains and take the plurality (``majority_vote``);
+3. explain why the vote helps: Condorcet's jury theorem for the worst case where every wrong
+   vote lands on the same wrong answer (``condorcet_majority_prob``), and the exact curve when
+   wrong answers scatter over several values (``plurality_vote_prob``);
+4. spend the samples on a verifier instead (``best_of_n``) or on both (``weighted_vote``).
+
+Everything is model-agnostic: a "reasoner" is any zero-argument callable returning a chain of
+thought as a string, so the functions are tested here with small seeded stand-ins
+(``NoisyReasoner``, ``SlipChainReasoner``) and wrap a real sampled ``generate`` call unchanged.
+"""
+
+import math
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = [
+    "extract_answer",
+    "vote_distribution",
+    "majority_vote",
+    "self_consistency",
+    "NoisyReasoner",
+    "solve_chain",
+    "SlipChainReasoner",
+    "condorcet_majority_prob",
+    "plurality_vote_prob",
+    "demonstrate_self_consistency",
+    "plurality_is_correct",
+    "best_of_n",
+    "weighted_vote",
+    "best_of_n_accuracy",
+    "simulate_vote_vs_verifier",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument checks shared by the functions below.
+# ---------------------------------------------------------------------------------------------
+
+
+def _require_int(value: object, name: str, minimum: int | None = None) -> int:
+    """Return ``value`` as an ``int``; TypeError if it is not an integer, ValueError if too small.
+
+    ``bool`` is rejected even though it subclasses ``int``: ``n=True`` is a bug, not one sample.
+    """
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _require_probability(value: object, name: str) -> float:
+    """Return ``value`` as a float in [0, 1]; TypeError if not a real number, ValueError if out."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not 0.0 <= value <= 1.0:  # also rejects NaN
+        raise ValueError(f"{name} must be in [0, 1], got {value}")
+    return value
+
+
+def _require_callable(value: object, name: str) -> None:
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {type(value).__name__}")
+
+
+def _require_answers(answers: Iterable[str | None], name: str = "answers") -> list[str | None]:
+    """Materialise an iterable of answers, checking every entry is a ``str`` or ``None``.
+
+    A bare string is refused: iterating it would vote once per character.
+    """
+    if isinstance(answers, str) or not isinstance(answers, Iterable):
+        raise TypeError(f"{name} must be an iterable of str | None, got {type(answers).__name__}")
+    answers = list(answers)
+    for answer in answers:
+        if answer is not None and not isinstance(answer, str):
+            raise TypeError(f"{name} must contain only str or None, got {type(answer).__name__}")
+    return answers
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Reading the answer out of a chain of thought.
+# ---------------------------------------------------------------------------------------------
+
+# A number as a model writes it: an optional sign, an optional "$", either digits grouped in
+# thousands ("1,024", "12,345,678") or a plain run of digits, then optional decimals. The sign is
+# only taken when it cannot be a subtraction: in "9-6" the "-" follows a digit, so the number is
+# "6". Every quantifier here is a single character class or a fixed-width group, so matching is
+# linear in the length of the text (no nested quantifiers that could backtrack exponentially).
+_NUMBER = (
+    r"(?:(?<![0-9A-Za-z)\]])[-+])?"  # a sign, unless it is a binary operator
+    r"\$?"  # a currency sign
+    r"(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)"  # 1,024 or 1024
+    r"(?:\.[0-9]+)?"  # decimals; a bare trailing "." is a full stop, not part of the number
+)
+
+# The same grammar read right to left, for "the last number": reverse the text up to its last
+# digit and match this at the start. The token then ends at the last digit by construction, and
+# the engine never has to walk through every earlier number (a 1 MB "1,1,1,..." would otherwise
+# mean half a million matches).
+_NUMBER_REVERSED = re.compile(
+    r"(?:[0-9]+\.)?"  # decimals, reversed
+    r"(?:(?:[0-9]{3},)+[0-9]{1,3}(?![0-9])|[0-9]+)"  # thousands groups or plain digits, reversed
+    r"\$?"
+    r"(?:[-+](?![0-9A-Za-z)\]]))?"  # the sign, with the same "not an operator" rule
+)
+
+# Markers, in order of precedence. Each pattern starts with a greedy ``(?s:.*)``: the engine
+# jumps to the end of the text and backs up, so the *last* marker followed by a number wins,
+# found in one linear pass.
+_GSM8K_MARKER = re.compile(r"(?s:.*)####\s*(" + _NUMBER + r")")
+_ANSWER_IS = re.compile(r"(?s:.*)\banswer\s+is\b[\s:*]*(" + _NUMBER + r")", re.IGNORECASE)
+_BOXED = re.compile(r"(?s:.*)\\boxed\{\s*(" + _NUMBER + r")\s*\}")
+
+
+def _canonical_number(token: str) -> str:
+    """Write a matched number so that equal values are equal strings.
+
+    "$1,024.50" -> "1024.5", "+7" -> "7", "42.0" -> "42", "007" -> "7", "-0" -> "0".
+    Plain string surgery rather than ``int``/``Decimal``: a 1 MB run of digits must stay cheap.
+    """
+    token = token.replace(",", "").replace("$", "")
+    negative = token.startswith("-")
+    token = token.lstrip("+-")
+    whole, _, decimals = token.partition(".")
+    whole = whole.lstrip("0") or "0"
+    decimals = decimals.rstrip("0")
+    body = f"{whole}.{decimals}" if decimals else whole
+    return "-" + body if negative and body != "0" else body
+
+
+def _last_number(text: str) -> str | None:
+    """The number that ends at the last ASCII digit of ``text`` (read greedily leftwards)."""
+    last_digit = max(text.rfind(digit) for digit in "0123456789")
+    if last_digit < 0:
+        return None
+    reversed_prefix = text[last_digit::-1]
+    match = _NUMBER_REVERSED.match(reversed_prefix)
+    return match.group()[::-1]  # always matches: the prefix starts with a digit
+
+
+def extract_answer(text: str) -> str | None:
+    """Pull the final numeric answer out of a chain of thought.
+
+    Precedence (the first rule that finds a number decides):
+
+    1. the GSM8K marker ``#### N`` (the last marker followed by a number);
+    2. "... answer is N" (case-insensitive, last occurrence; covers "The answer is" and
+       "The final answer is", and tolerates ":" or markdown "**" before the number);
+    3. ``\\boxed{N}`` (last occurrence);
+    4. the last number anywhere in the text.
+
+    The number is normalised so that votes for the same value do not split: thousands
+    separators, a leading "$" or "+" and a trailing full stop are dropped, and decimals are
+    canonical ("1,024." -> "1024", "42.50" -> "42.5", "42.0" -> "42", "-0" -> "0"). Only ASCII
+    digits count; fractions and exponents are not parsed ("3/4" reads as "4").
+
+    Returns None when the text contains no number. Runs in linear time (a few milliseconds per
+    megabyte, adversarial inputs included).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    for marker in (_GSM8K_MARKER, _ANSWER_IS, _BOXED):
+        match = marker.match(text)
+        if match is not None:
+            return _canonical_number(match.group(1))
+    token = _last_number(text)
+    return None if token is None else _canonical_number(token)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Voting.
+# ---------------------------------------------------------------------------------------------
+
+
+def vote_distribution(answers: Iterable[str | None]) -> dict[str, int]:
+    """Tally the answers: ``{answer: count}`` in order of first appearance, ignoring None.
+
+    None marks a chain whose answer could not be read; it abstains rather than voting.
+    """
+    tally: dict[str, int] = {}
+    for answer in _require_answers(answers):
+        if answer is not None:
+            tally[answer] = tally.get(answer, 0) + 1
+    return tally
+
+
+def majority_vote(answers: Iterable[str | None]) -> str | None:
+    """The plurality answer (the most common one), ignoring None.
+
+    Tie rule: among answers tied at the top count, the one that appeared *first* in the sequence
+    wins. The samples are exchangeable, so this is the same as breaking the tie uniformly at
+    random, but reproducible. Returns None when no answer could be read.
+    """
+    tally = vote_distribution(answers)
+    if not tally:
+        return None
+    # max() keeps the first maximal key, and the tally is in order of first appearance.
+    return max(tally, key=tally.__getitem__)
+
+
+def self_consistency(sample_fn: Callable[[], str], n: int) -> tuple[str | None, dict[str, int]]:
+    """Sample ``n`` chains of thought, read each answer, and vote (Wang et al., 2022).
+
+    Returns ``(majority_vote(answers), vote_distribution(answers))``; the reasoning paths are
+    marginalised out and only the final answers are compared.
+    """
+    _require_callable(sample_fn, "sample_fn")
+    n = _require_int(n, "n", minimum=1)
+    answers = [extract_answer(sample_fn()) for _ in range(n)]
+    return majority_vote(answers), vote_distribution(answers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Stand-in reasoners: no model needed to watch the vote work.
+# ---------------------------------------------------------------------------------------------
+
+
+class NoisyReasoner:
+    """A reasoner that is right with probability ``p`` and otherwise picks a wrong answer.
+
+    The wrong answers ("distractors") are the first ``num_distractors`` non-negative integers
+    written as strings, skipping ``correct`` if it is one of them; a wrong sample is uniform over
+    them. Each ``sample()`` makes one ``rng.random()`` draw, plus one ``rng.choice`` when wrong.
+    """
+
+    def __init__(self, correct: str, p: float, num_distractors: int, seed: int) -> None:
+        if not isinstance(correct, str):
+            raise TypeError(f"correct must be a str, got {type(correct).__name__}")
+        self.correct = correct
+        self.p = _require_probability(p, "p")
+        num_distractors = _require_int(num_distractors, "num_distractors", minimum=1)
+        self.seed = _require_int(seed, "seed")
+        self.distractors: tuple[str, ...] = tuple(
+            str(i) for i in range(num_distractors + 1) if str(i) != correct
+        )[:num_distractors]
+        self._rng = random.Random(self.seed)
+
+    def sample(self) -> str:
+        """One sampled answer: ``correct`` with probability ``p``, else a random distractor."""
+        if self._rng.random() < self.p:
+            return self.correct
+        return self._rng.choice(self.distractors)
+
+
+_CHAIN_PROBLEM = re.compile(r"[0-9](?:[+-][0-9])+")
+
+
+def _parse_problem(problem: str) -> tuple[int, list[tuple[str, int]]]:
+    """Split "7+5-3" into the first operand and the (operator, operand) steps."""
+    if not isinstance(problem, str):
+        raise TypeError(f"problem must be a str, got {type(problem).__name__}")
+    if _CHAIN_PROBLEM.fullmatch(problem) is None:
+        raise ValueError(
+            f"problem must look like '7+5-3' (single digits joined by + or -), got {problem!r}"
+        )
+    steps = [(problem[i], int(problem[i + 1])) for i in range(1, len(problem), 2)]
+    return int(problem[0]), steps
+
+
+def _write_chain(
+    problem: str, rng: random.Random | None = None, slip_prob: float = 0.0
+) -> tuple[str, int]:
+    """Work ``problem`` left to right, one step per line of reasoning; return (chain, result).
+
+    With an ``rng``, each step slips with probability ``slip_prob``: its result is off by
+    +-1 or +-2, and the wrong value is carried into the next step, as a person's would be.
+    """
+    value, steps = _parse_problem(problem)
+    lines = []
+    for op, operand in steps:
+        result = value + operand if op == "+" else value - operand
+        if rng is not None and rng.random() < slip_prob:
+            result += rng.choice((-2, -1, 1, 2))
+        lines.append(f"{value}{op}{operand}={result}")
+        value = result
+    lines.append(f"####{value}")
+    return ";".join(lines), value
+
+
+def solve_chain(problem: str) -> str:
+    """The correct chain of thought for a left-to-right problem such as "7+5-3-6+7".
+
+    ``solve_chain("7+5-3-6+7") == "7+5=12;12-3=9;9-6=3;3+7=10;####10"``.
+    """
+    return _write_chain(problem)[0]
+
+
+class SlipChainReasoner:
+    """A reasoner that writes a real chain of thought but sometimes slips on a step.
+
+    Each step of the left-to-right arithmetic is wrong with probability ``slip_prob`` (off by
+    +-1 or +-2), and the error propagates, so different wrong chains usually end on *different*
+    wrong answers while every clean chain ends on the same right one: the scattering that
+    makes self-consistency work.
+    """
+
+    def __init__(self, problem: str, slip_prob: float, seed: int) -> None:
+        _, self._correct = _write_chain(problem)  # validates problem
+        self.problem = problem
+        self.slip_prob = _require_probability(slip_prob, "slip_prob")
+        self.seed = _require_int(seed, "seed")
+        self._rng = random.Random(self.seed)
+
+    @property
+    def answer(self) -> str:
+        """The correct final answer, as ``extract_answer`` would read it."""
+        return str(self._correct)
+
+    def sample(self) -> str:
+        """One sampled chain, e.g. "7+5=12;12-3=9;9-6=4;4+7=11;####11" (a slip at step 3)."""
+        return _write_chain(self.problem, self._rng, self.slip_prob)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Why voting works: Condorcet (wrong votes collude) and plurality (wrong votes scatter).
+# ---------------------------------------------------------------------------------------------
+
+
+def _binomial_pmf(n: int, p: float) -> np.ndarray:
+    """P(K = k) for K ~ Binomial(n, p), k = 0..n, computed in log space.
+
+    log P(k) = log C(n, k) + k log p + (n - k) log(1 - p), with log C(n, k) from ``lgamma``.
+    The terms are shifted by their maximum before ``exp`` (no overflow or underflow near the
+    mode) and divided by their sum, which also cancels the rounding of the large ``lgamma``
+    values shared by every term. Valid for n in the hundreds of thousands.
+    """
+    if p == 0.0 or p == 1.0:
+        pmf = np.zeros(n + 1)
+        pmf[n if p == 1.0 else 0] = 1.0
+        return pmf
+    log_factorial = np.array(list(map(math.lgamma, range(1, n + 2))))  # log k! for k = 0..n
+    k = np.arange(n + 1)
+    log_terms = (
+        log_factorial[n]
+        - (log_factorial[k] + log_factorial[n - k])  # grouped so that k and n - k round alike
+        + k * math.log(p)
+        + (n - k) * math.log1p(-p)
+    )
+    weights = np.exp(log_terms - log_terms.max())
+    return weights / weights.sum()
+
+
+def condorcet_majority_prob(p: float, n: int) -> float:
+    """Condorcet's jury theorem: P(the majority of n independent voters is right).
+
+    Each voter is right with probability p, and all wrong voters agree (the worst case):
+
+        P(n) = sum_{k > n/2} C(n, k) p^k (1 - p)^(n - k).
+
+    For even n, a tie (k = n/2) is settled by a fair coin and so adds half its probability;
+    this keeps P(n) = 1/2 at p = 1/2 for every n. P(n) -> 1 for p > 1/2 and -> 0 for p < 1/2.
+    """
+    p = _require_probability(p, "p")
+    n = _require_int(n, "n", minimum=1)
+    pmf = _binomial_pmf(n, p)
+    majority = float(np.sum(pmf[n // 2 + 1 :]))
+    tie = 0.5 * float(pmf[n // 2]) if n % 2 == 0 else 0.0
+    return min(1.0, majority + tie)
+
+
+def plurality_vote_prob(p: float, n: int, num_distractors: int) -> float:
+    """Exact P(the plurality vote of n samples is right) when wrong answers scatter.
+
+    Each sample is right with probability p; otherwise it is one of ``num_distractors`` = D
+    wrong answers, each with probability (1 - p) / D. The right answer wins when no wrong answer
+    gets more votes; if it ties with t wrong answers at the top it wins with probability
+    1 / (t + 1) (by exchangeability, the first-appearance rule of ``majority_vote`` favours each
+    tied answer equally). D = 1 is Condorcet's theorem with the fair-coin tie.
+
+    The algorithm, step by step:
+
+    1. Condition on j, the number of votes for the right answer: Binomial(n, p).
+    2. The other r = n - j votes are spread uniformly over the D wrong answers. Hand them out
+       one wrong answer at a time: when u votes are left for m wrong answers, the next one
+       takes c ~ Binomial(u, 1/m) of them (the last one takes all that remain). This is the
+       multinomial, written as a chain of binomials so every number stays a probability.
+    3. Keep only hand-outs with c <= j (no wrong answer beats the right one), and track
+       t = how many wrong answers got exactly j (tied with the right one).
+    4. After the last wrong answer, the surviving mass with t ties wins with weight 1 / (t + 1).
+
+    Cost O(D^2 n^3) multiply-adds with tiny constants: fine for the n <= a few hundred a plot
+    needs.
+    """
+    p = _require_probability(p, "p")
+    n = _require_int(n, "n", minimum=1)
+    num_distractors = _require_int(num_distractors, "num_distractors", minimum=1)
+
+    # split[m][u][c] = P(Binomial(u, 1/m) = c): the next of m wrong answers takes c of u votes.
+    split = {
+        m: [_binomial_pmf(u, 1.0 / m).tolist() for u in range(n + 1)]
+        for m in range(1, num_distractors + 1)
+    }
+    right_votes = _binomial_pmf(n, p)
+
+    total = 0.0
+    for j in range(1, n + 1):  # j = 0 never wins: some wrong answer has a vote
+        if right_votes[j] == 0.0:
+            continue
+        r = n - j
+        # state[u][t]: probability that u votes are still to hand out, t wrong answers so far
+        # are tied with the right one, and none has exceeded it.
+        state = [[0.0] * (num_distractors + 1) for _ in range(r + 1)]
+        state[r][0] = 1.0
+        for d in range(num_distractors):
+            m = num_distractors - d  # wrong answers still to be served, this one included
+            new = [[0.0] * (num_distractors + 1) for _ in range(r + 1)]
+            for u in range(r + 1):
+                for t in range(d + 1):
+                    mass = state[u][t]
+                    if mass == 0.0:
+                        continue
+                    for c in range(min(u, j) + 1):  # c > j would beat the right answer
+                        new[u - c][t + (c == j)] += mass * split[m][u][c]
+            state = new
+        # Every vote must have been handed out (u = 0); t ties share the win.
+        win = sum(state[0][t] / (t + 1) for t in range(num_distractors + 1))
+        total += float(right_votes[j]) * win
+    return min(1.0, total)
+
+
+# ---------------------------------------------------------------------------------------------
+# The compute-accuracy curve, measured.
+# ---------------------------------------------------------------------------------------------
+
+
+def plurality_is_correct(
+    answers: np.ndarray, num_labels: int, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Row-wise ``majority_vote(row) == 0`` (or ``weighted_vote``) for integer answers.
+
+    ``answers`` is a (trials, n) array of labels in [0, num_labels), label 0 being the right
+    answer; a negative label is a sample with no answer (it casts no vote, like None). With
+    ``weights`` (same shape, >= 0) each sample votes with its weight, as in
+    ``weighted_vote``. Same rule as the scalar functions: the largest total wins and ties go to
+    the answer seen first. This is the vectorised vote every simulation in the book uses.
+    """
+    num_samples = answers.shape[1]
+    one_hot = answers[:, :, None] == np.arange(num_labels)  # (trials, n, labels)
+    if weights is None:
+        totals = one_hot.sum(axis=1)  # (trials, labels)
+    else:
+        totals = (one_hot * weights[:, :, None]).sum(axis=1)
+    first_seen = np.where(one_hot.any(axis=1), one_hot.argmax(axis=1), num_samples)
+    tied_at_top = totals == totals.max(axis=1, keepdims=True)
+    # Among the labels tied at the top total, the earliest one wins.
+    winner = np.where(tied_at_top, first_seen, num_samples + 1).argmin(axis=1)
+    return (winner == 0) & one_hot.any(axis=(1, 2))  # nobody answered: no vote, not right
+
+
+def _closing_lines(p: float, num_distractors: int) -> list[str]:
+    """Two honest sentences on what the table shows for this p and number of distractors."""
+    if p > 0.5:
+        trend = [
+            "  Since p > 1/2, accuracy grows with n: more samples (more test-time",
+            "  compute) buy a more reliable answer.",
+        ]
+    elif p > (1.0 - p) / num_distractors:
+        trend = [
+            "  With p <= 1/2 the binary Condorcet bound cannot rise, but the right",
+            "  answer is still the most likely single answer, so the plurality",
+            "  vote still tends to 1 as n grows.",
+        ]
+    else:
+        trend = [
+            "  The right answer is not the most likely single answer here, so extra",
+            "  samples cannot rescue the vote: they make it confidently wrong.",
+        ]
+    if num_distractors > 1:
+        scatter = [
+            "  The measured column sits on or above Condorcet's because wrong votes",
+            f"  split over {num_distractors} answers instead of ganging up on one.",
+        ]
+    else:
+        scatter = ["  With a single wrong answer both columns estimate the same quantity."]
+    return trend + scatter
+
+
+def demonstrate_self_consistency(
+    p: float = 0.55,
+    num_distractors: int = 4,
+    trials: int = 3000,
+    seed: int = 0,
+    ns: Sequence[int] = (1, 3, 5, 11, 21, 41),
+    verbose: bool = True,
+) -> dict[int, float]:
+    """Measure self-consistency accuracy against the number of samples n (Monte Carlo).
+
+    For each n, ``trials`` independent problems each get n sampled answers (0 = right, with
+    probability p; otherwise uniform over the wrong answers 1..num_distractors), and the
+    plurality vote (ties to the first appearance) is scored. Returns ``{n: accuracy}``; the
+    exact value is ``plurality_vote_prob(p, n, num_distractors)``. ``verbose`` prints the
+    table beside the Condorcet bound.
+    """
+    p = _require_probability(p, "p")
+    num_distractors = _require_int(num_distractors, "num_distractors", minimum=1)
+    trials = _require_int(trials, "trials", minimum=1)
+    seed = _require_int(seed, "seed")
+    if isinstance(ns, str) or not isinstance(ns, Iterable):
+        raise TypeError(f"ns must be a sequence of ints, got {type(ns).__name__}")
+    ns = [_require_int(n, "ns", minimum=1) for n in ns]
+    if not ns:
+        raise ValueError("ns must contain at least one sample count")
+    if len(set(ns)) != len(ns):
+        raise ValueError(f"ns must not repeat a sample count, got {ns}")
+
+    rng = np.random.default_rng(seed)
+    accuracy: dict[int, float] = {}
+    for n in ns:
+        is_right = rng.random((trials, n)) < p
+        wrong = rng.integers(1, num_distractors + 1, size=(trials, n))
+        answers = np.where(is_right, 0, wrong)
+        accuracy[n] = float(plurality_is_correct(answers, num_distractors + 1).mean())
+
+    if verbose:
+        rule = "=" * 60
+        print(rule)
+        print("SELF-CONSISTENCY: accuracy vs. samples (test-time compute)")
+        print(rule)
+        print(
+            f"  per-sample accuracy p = {p:g}, distractors = {num_distractors}, trials = {trials}"
+        )
+        print()
+        print(f"{'n':>6}{'empirical':>12}{'Condorcet':>12}")
+        for n, acc in accuracy.items():
+            print(f"{n:>6}{acc:>12.3f}{condorcet_majority_prob(p, n):>12.3f}")
+        print()
+        print("\n".join(_closing_lines(p, num_distractors)))
+    return accuracy
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Verifiers: best-of-N and weighted voting.
+# ---------------------------------------------------------------------------------------------
+
+
+def best_of_n(sample_fn: Callable[[], str], score_fn: Callable[[str], float], n: int) -> str:
+    """Sample ``n`` candidates and return the one ``score_fn`` (a verifier) rates highest.
+
+    Ties go to the earliest sample. Unlike voting, a single good sample can win even when it is
+    outnumbered, so best-of-N is only as good as its verifier.
+    """
+    _require_callable(sample_fn, "sample_fn")
+    _require_callable(score_fn, "score_fn")
+    n = _require_int(n, "n", minimum=1)
+    best, best_score = None, -math.inf
+    for _ in range(n):
+        candidate = sample_fn()
+        if not isinstance(candidate, str):
+            raise TypeError(f"sample_fn must return a str, got {type(candidate).__name__}")
+        score = score_fn(candidate)
+        if isinstance(score, bool) or not isinstance(score, Real):
+            raise TypeError(f"score_fn must return a real number, got {type(score).__name__}")
+        if math.isnan(score):
+            raise ValueError("score_fn returned NaN")
+        # Strictly greater: an equal score never displaces an earlier sample.
+        if best is None or score > best_score:
+            best, best_score = candidate, float(score)
+    return best
+
+
+def weighted_vote(answers: Sequence[str | None], scores: Sequence[float]) -> str | None:
+    """Voting and verification combined: each answer votes with weight = its verifier score.
+
+    Returns the answer with the largest total weight, ties (including all-zero weights) to the
+    answer that appeared first; None answers are ignored, and None is returned if every answer
+    is None. Scores must be finite and >= 0, one per answer. With all scores equal this is
+    ``majority_vote``.
+    """
+    answers = _require_answers(answers)
+    if isinstance(scores, str) or not isinstance(scores, Iterable):
+        raise TypeError(f"scores must be a sequence of numbers, got {type(scores).__name__}")
+    scores = list(scores)
+    if len(scores) != len(answers):
+        raise ValueError(
+            f"scores must have one entry per answer: {len(scores)} scores, {len(answers)} answers"
+        )
+    weights: dict[str, list[float]] = {}  # insertion order = first appearance
+    for answer, score in zip(answers, scores, strict=True):
+        if isinstance(score, bool) or not isinstance(score, Real):
+            raise TypeError(f"scores must contain real numbers, got {type(score).__name__}")
+        if not math.isfinite(score) or score < 0:
+            raise ValueError(f"scores must be finite and >= 0, got {score}")
+        if answer is not None:
+            weights.setdefault(answer, []).append(float(score))
+    if not weights:
+        return None
+    # fsum makes each total independent of the order its weights arrived in.
+    totals = {answer: math.fsum(ws) for answer, ws in weights.items()}
+    return max(totals, key=totals.__getitem__)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Voting or a verifier? An exact model and its simulation.
+# ---------------------------------------------------------------------------------------------
+#
+# A sample is right with probability p. A verifier scores it: N(separation, 1) if it is right,
+# N(0, 1) if it is wrong. `separation` is the verifier's quality in standard deviations
+# (0 = useless, 3 = very good). Best-of-N is right when the best right sample outscores the
+# best wrong one.
+
+_GRID_HALF_WIDTH, _GRID_STEPS = 9.0, 1800  # the integration grid (widgets/voting.js uses the same)
+
+
+def _normal_cdf(x: np.ndarray) -> np.ndarray:
+    return 0.5 * np.array([math.erfc(-v / math.sqrt(2.0)) for v in x])
+
+
+def best_of_n_accuracy(p: float, n: int, separation: float) -> float:
+    """Exact P(the verifier's favourite of n samples is right) under the Gaussian-score model.
+
+    With k right samples (probability Binomial(n, p)), the top score belongs to a right sample
+    with probability  integral k * pdf(x - d) * cdf(x - d)^(k-1) * cdf(x)^(n-k) dx : the density
+    that the best right sample scores x, times the chance every wrong one scores below x.
+    """
+    p = _require_probability(p, "p")
+    n = _require_int(n, "n", minimum=1)
+    if (
+        isinstance(separation, bool)
+        or not isinstance(separation, Real)
+        or not math.isfinite(separation)
+    ):
+        raise ValueError(f"separation must be a finite real number, got {separation!r}")
+    d = float(separation)
+    xs = np.linspace(
+        min(0.0, d) - _GRID_HALF_WIDTH, max(0.0, d) + _GRID_HALF_WIDTH, _GRID_STEPS + 1
+    )
+    pdf_right = np.exp(-0.5 * (xs - d) ** 2) / math.sqrt(2.0 * math.pi)
+    cdf_right, cdf_wrong = _normal_cdf(xs - d), _normal_cdf(xs)
+    pmf = _binomial_pmf(n, p)
+    total = float(pmf[n])  # every sample right: so is the favourite
+    for k in range(1, n):
+        if pmf[k] < 1e-15:
+            continue
+        integrand = k * pdf_right * cdf_right ** (k - 1) * cdf_wrong ** (n - k)
+        total += float(pmf[k]) * float(np.trapezoid(integrand, xs))
+    return min(1.0, total)
+
+
+def simulate_vote_vs_verifier(
+    p: float,
+    num_distractors: int,
+    separation: float,
+    ns: Sequence[int] = (1, 2, 4, 8, 16, 32, 64),
+    trials: int = 2000,
+    seed: int = 0,
+) -> list[dict[str, float]]:
+    """Monte-Carlo accuracy of majority vote, best-of-N and the verifier-weighted vote.
+
+    Wrong samples land uniformly on ``num_distractors`` wrong answers. The weighted vote gives
+    each sample the weight exp(separation * score), the verifier's likelihood ratio of "right"
+    to "wrong" (up to a constant), so a useless verifier (separation 0) reduces it to the plain
+    vote. Returns one record per n: {"n", "vote", "best_of_n", "weighted"}.
+    """
+    p = _require_probability(p, "p")
+    num_distractors = _require_int(num_distractors, "num_distractors", minimum=1)
+    trials = _require_int(trials, "trials", minimum=1)
+    rng = np.random.default_rng(_require_int(seed, "seed"))
+    rows = []
+    for n in ns:
+        n = _require_int(n, "ns", minimum=1)
+        right = rng.random((trials, n)) < p
+        answers = np.where(right, 0, rng.integers(1, num_distractors + 1, size=(trials, n)))
+        scores = rng.standard_normal((trials, n)) + separation * right
+        favourite = scores.argmax(axis=1)
+        rows.append(
+            {
+                "n": n,
+                "vote": float(plurality_is_correct(answers, num_distractors + 1).mean()),
+                "best_of_n": float(right[np.arange(trials), favourite].mean()),
+                "weighted": float(
+                    plurality_is_correct(
+                        answers, num_distractors + 1, weights=np.exp(separation * scores)
+                    ).mean()
+                ),
+            }
+        )
+    return rows

@@ -1,0 +1,98 @@
+"""What thinking costs: compute per answer, and the thinking-vs-answer token ledger.
+
+A transformer with N parameters spends about 2N floating-point operations per generated token
+(one multiply and one add per weight), and about 6N per training token (forward plus a backward
+pass that costs twice the forward) [Kaplan et al. 2020]. Test-time compute is the first of these
+multiplied by how many tokens we let the model write before it answers.
+
+Reasoning models write those tokens inside a template:
+
+    <think> ...the chain of thought... </think> <answer> ...the final answer... </answer>
+
+The user reads the answer; the bill counts both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A crude but honest stand-in for a BPE tokenizer: words, numbers and single punctuation marks.
+# Real tokenizers split differently (about 3/4 of a word per token in English), but the ledger's
+# point, that thinking tokens dwarf answer tokens, does not depend on the exact split.
+_TOKEN = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
+_TEMPLATE = re.compile(r"^\s*<think>(.*?)</think>\s*<answer>(.*?)</answer>\s*$", re.S)
+
+
+def count_tokens(text: str) -> int:
+    """Number of tokens in `text` under the book's simple word/number/punctuation tokenizer."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return sum(1 for _ in _TOKEN.finditer(text))
+
+
+def training_flops(params: float, tokens: float) -> float:
+    """Approximate training compute: 6 * N * D."""
+    _check_positive(params=params, tokens=tokens)
+    return 6.0 * params * tokens
+
+
+def generation_flops(params: float, tokens: float) -> float:
+    """Approximate inference compute to generate `tokens` tokens: 2 * N per token."""
+    _check_positive(params=params, tokens=tokens)
+    return 2.0 * params * tokens
+
+
+def _check_positive(**values: float) -> None:
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+        if not value > 0:
+            raise ValueError(f"{name} must be positive, got {value}")
+
+
+def split_think_answer(completion: str) -> tuple[str, str] | None:
+    """Split `<think>...</think><answer>...</answer>` into its two parts; None if malformed."""
+    if not isinstance(completion, str):
+        raise TypeError(f"completion must be a str, got {type(completion).__name__}")
+    m = _TEMPLATE.match(completion)
+    if m is None or "<think>" in m.group(1) or "<answer>" in m.group(2):
+        return None
+    return m.group(1).strip(), m.group(2).strip()
+
+
+@dataclass(frozen=True)
+class TokenLedger:
+    """How a completion's tokens split between thinking and answering, and what they cost."""
+
+    thinking_tokens: int
+    answer_tokens: int
+    price_per_million: float
+
+    @property
+    def total_tokens(self) -> int:
+        return self.thinking_tokens + self.answer_tokens
+
+    @property
+    def thinking_share(self) -> float:
+        return self.thinking_tokens / self.total_tokens if self.total_tokens else 0.0
+
+    @property
+    def cost(self) -> float:
+        """Output cost: every output token is billed, hidden thinking included."""
+        return self.total_tokens * self.price_per_million / 1e6
+
+
+def token_ledger(completion: str, price_per_million: float = 10.0) -> TokenLedger:
+    """Count thinking and answer tokens of a templated completion and price them.
+
+    A completion that does not follow the template is all answer (a non-reasoning model).
+    `price_per_million` is the output price in dollars per million tokens.
+    """
+    if price_per_million < 0:
+        raise ValueError(f"price_per_million must be >= 0, got {price_per_million}")
+    parts = split_think_answer(completion)
+    if parts is None:
+        return TokenLedger(0, count_tokens(completion), price_per_million)
+    think, answer = parts
+    return TokenLedger(count_tokens(think), count_tokens(answer), price_per_million)

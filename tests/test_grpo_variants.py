@@ -1,0 +1,224 @@
+"""Tests for code/grpo_variants.py: Dr. GRPO and the ragged GSPO helpers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gspo
+from grpo import group_relative_advantages, grpo_surrogate
+from grpo_variants import (
+    centered_advantages,
+    difficulty_weight,
+    difficulty_weight_curve,
+    dr_grpo_surrogate,
+    gspo_surrogate,
+    length_bias_demo,
+    pad_ragged,
+    sequence_importance_ratio,
+    token_ratios,
+)
+
+# ------------------------------------------------------------------ Dr. GRPO
+
+
+def test_seed_grpo_vs_dr_grpo_advantages():
+    rewards = torch.tensor([1.0, 1.0, 0.0, 0.0])
+    grpo = group_relative_advantages(rewards)
+    assert torch.allclose(grpo, torch.tensor([1.0, 1.0, -1.0, -1.0]), atol=1e-5)
+    assert centered_advantages(rewards).tolist() == [0.5, 0.5, -0.5, -0.5]
+    assert centered_advantages(torch.ones(5)).tolist() == [0.0] * 5
+    with pytest.raises(ValueError, match="rewards"):
+        centered_advantages(torch.tensor([]))
+
+
+def test_seed_difficulty_weights():
+    printed = {p: f"{difficulty_weight(p, eps=1e-2):6.2f}" for p in (0.5, 0.9, 0.99)}
+    assert printed == {0.5: "  1.96", 0.9: "  3.23", 0.99: "  9.13"}
+    # "nearly solved ~ 9, more than four times the balanced group"
+    assert difficulty_weight(0.99) > 4 * difficulty_weight(0.5)
+    assert math.isclose(difficulty_weight(0.0), 100.0)  # 1 / eps at a unanimous group
+
+
+def test_difficulty_weight_equals_grpo_scale_of_a_binary_group():
+    # GRPO's advantage of a correct answer in a group with fraction p correct is
+    # (1 - p) * weight (with the same eps): the weight is literally GRPO's 1 / (std + eps).
+    rewards = torch.tensor([1.0] * 9 + [0.0], dtype=torch.float64)
+    adv = group_relative_advantages(rewards, eps=1e-2)
+    assert math.isclose(float(adv[0]), (1 - 0.9) * difficulty_weight(0.9), rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("p", [-0.1, 1.1, float("nan")])
+def test_difficulty_weight_bad_p(p):
+    with pytest.raises(ValueError, match="p "):
+        difficulty_weight(p)
+
+
+def test_difficulty_weight_bad_eps():
+    with pytest.raises(ValueError, match="eps"):
+        difficulty_weight(0.5, eps=0.0)
+    with pytest.raises(TypeError, match="p"):
+        difficulty_weight("0.5")
+
+
+def test_difficulty_curve_for_widget():
+    curve = difficulty_weight_curve()
+    assert len(curve) == 99
+    assert json.loads(json.dumps(curve)) == curve
+    low = min(curve, key=lambda r: r["grpo"])
+    assert math.isclose(low["p"], 0.5) and math.isclose(low["grpo"], 1 / 0.51)
+    assert curve[0]["grpo"] > 10 and curve[-1]["grpo"] > 10  # "past x10 at the edges"
+    assert all(r["dr_grpo"] == 1.0 for r in curve)
+    with pytest.raises(ValueError, match="p_min"):
+        difficulty_weight_curve(p_min=0.6, p_max=0.4)
+
+
+def test_dr_grpo_surrogate_uses_a_constant_normaliser():
+    mask = torch.tensor([[True] * 2 + [False] * 4, [True] * 6])
+    adv = torch.tensor([1.0, -1.0], dtype=torch.float64)
+    x = torch.zeros(2, 6, dtype=torch.float64, requires_grad=True)
+    loss = dr_grpo_surrogate(x, torch.zeros(2, 6, dtype=torch.float64), adv, mask=mask, max_len=8)
+    (g,) = torch.autograd.grad(loss, x)
+    # every valid token gets -A / (G * max_len), whatever its response's length
+    assert torch.allclose(g[0, :2], torch.full((2,), -1 / 16, dtype=torch.float64))
+    assert torch.allclose(g[1], torch.full((6,), 1 / 16, dtype=torch.float64))
+    assert bool((g[0, 2:] == 0).all())
+    assert math.isclose(float(loss.detach()), -(2 * 1 - 6 * 1) / 16)
+    with pytest.raises(ValueError, match="max_len"):
+        dr_grpo_surrogate(x, x.detach(), adv, mask=mask, max_len=5)
+    with pytest.raises(ValueError, match="logp_new"):
+        dr_grpo_surrogate(torch.zeros(3), torch.zeros(3), torch.ones(3))
+
+
+def test_length_bias_demo_shows_wrong_answers_are_cheaper_when_long():
+    recs = length_bias_demo(lengths=(10, 100, 1000))
+    assert json.loads(json.dumps(recs)) == recs
+    by_len = {r["length"]: r for r in recs}
+    for n, r in by_len.items():
+        assert math.isclose(r["grpo_correct"], 1 / (2 * n))
+        assert math.isclose(r["grpo_incorrect"], -1 / (2 * n))
+        assert math.isclose(r["dr_grpo_incorrect"], -1 / (2 * 1000))
+        assert math.isclose(r["grpo_incorrect_total"], -0.5)
+        assert math.isclose(r["dr_grpo_incorrect_total"], -n / 2000)
+    # GRPO: per-token penalty of a wrong answer shrinks with length; Dr. GRPO: constant.
+    assert abs(by_len[1000]["grpo_incorrect"]) < abs(by_len[10]["grpo_incorrect"])
+    assert by_len[1000]["dr_grpo_incorrect"] == by_len[10]["dr_grpo_incorrect"]
+    with pytest.raises(ValueError, match="max_len"):
+        length_bias_demo(lengths=(10, 100), max_len=50)
+    with pytest.raises(ValueError, match="lengths"):
+        length_bias_demo(lengths=())
+
+
+# ------------------------------------------------------------------ GSPO helpers
+
+
+def test_seed_token_ratios_and_sequence_ratio():
+    logp_new = torch.tensor([-1.0, -1.2, -3.0, -0.9])
+    logp_old = torch.tensor([-1.0, -1.0, -1.0, -1.0])
+    rho = token_ratios(logp_new, logp_old)
+    assert [round(r, 3) for r in rho.tolist()] == [1.0, 0.819, 0.135, 1.105]
+    s = sequence_importance_ratio(logp_new, logp_old)
+    assert s.dim() == 0
+    assert torch.allclose(s, rho.prod() ** (1 / 4))
+    assert f"{float(s):.4f}" == "0.5916"
+    # the geometric mean stays far closer to 1 than the outlying token or the raw product
+    assert float(rho.prod()) < float(rho.min()) < float(s) < 1.0
+
+
+def test_seed_single_token_gspo_equals_grpo():
+    lpn = [torch.tensor([-0.9]), torch.tensor([-1.1])]
+    lpo = [torch.tensor([-1.0]), torch.tensor([-1.0])]
+    adv = torch.tensor([1.0, -1.0])
+    g = gspo_surrogate(lpn, lpo, adv, clip_eps=0.2)
+    r = grpo_surrogate(torch.tensor([-0.9, -1.1]), torch.tensor([-1.0, -1.0]), adv, clip_eps=0.2)
+    assert torch.allclose(g, r)
+    assert f"{float(g):.6f}" == f"{float(r):.6f}"
+
+
+def test_ragged_ratio_and_surrogate_delegate_to_gspo():
+    gen = torch.Generator().manual_seed(7)
+    lengths = [3, 1, 5]
+    new = [torch.randn(n, generator=gen) * 0.1 for n in lengths]
+    old = [torch.randn(n, generator=gen) * 0.1 for n in lengths]
+    s = sequence_importance_ratio(new, old)
+    each = torch.stack([torch.exp((a - b).mean()) for a, b in zip(new, old, strict=True)])
+    assert torch.allclose(s, each)
+    padded_new, mask = pad_ragged(new)
+    padded_old, _ = pad_ragged(old)
+    assert mask.sum(dim=1).tolist() == lengths
+    adv = torch.tensor([0.5, -1.0, 1.5])
+    expected = gspo.gspo_surrogate(
+        gspo.sequence_importance_ratio(padded_new, padded_old, mask), adv, 0.01, 0.02
+    )
+    got = gspo_surrogate(new, old, adv, clip_low=0.01, clip_high=0.02)
+    assert torch.allclose(got, expected)
+    # default clip is the paper's; a 2-D tensor is passed straight through
+    assert torch.allclose(
+        gspo_surrogate(new, old, adv),
+        gspo.gspo_surrogate(s, adv, gspo.GSPO_CLIP_LOW, gspo.GSPO_CLIP_HIGH),
+    )
+    two_d = torch.randn(2, 4, generator=gen)
+    assert torch.allclose(
+        sequence_importance_ratio(two_d, two_d * 0.5),
+        gspo.sequence_importance_ratio(two_d, two_d * 0.5),
+    )
+
+
+def test_ragged_gradient_flows_to_each_response():
+    new = [torch.tensor([-0.9, -1.0], requires_grad=True), torch.tensor([-1.2], requires_grad=True)]
+    old = [torch.tensor([-1.0, -1.0]), torch.tensor([-1.0])]
+    gspo_surrogate(new, old, torch.tensor([1.0, -1.0]), clip_eps=0.5).backward()
+    s0 = math.exp(0.05)
+    # d/d logp of -(1/G) s_i A_i = -(1/G) A_i s_i / |y_i|
+    assert torch.allclose(new[0].grad, torch.full((2,), -0.5 * s0 / 2))
+    assert torch.allclose(new[1].grad, torch.tensor([0.5 * math.exp(-0.2)]))
+
+
+@pytest.mark.parametrize(
+    "new, old, adv, exc, word",
+    [
+        ([torch.zeros(2)], [torch.zeros(3)], torch.ones(1), ValueError, "logp_old"),
+        ([], [], torch.ones(0), ValueError, "logp_new"),
+        ([torch.zeros(0)], [torch.zeros(0)], torch.ones(1), ValueError, "logp_new"),
+        ([torch.zeros(2)], [torch.zeros(2)], torch.ones(2), ValueError, "advantages"),
+        ([torch.tensor([float("nan")])], [torch.zeros(1)], torch.ones(1), ValueError, "logp_new"),
+        (torch.zeros(1), [torch.zeros(1)], torch.ones(1), TypeError, "logp_new"),
+        ([torch.zeros(1)], [torch.zeros(1)], torch.ones(1), ValueError, "clip_eps"),
+    ],
+)
+def test_ragged_bad_input(new, old, adv, exc, word):
+    clip = 1.5 if word == "clip_eps" else 0.2
+    with pytest.raises(exc, match=word):
+        gspo_surrogate(new, old, adv, clip_eps=clip)
+
+
+def test_sequence_ratio_single_response_shape_mismatch():
+    with pytest.raises(ValueError, match="logp_old"):
+        sequence_importance_ratio(torch.zeros(3), torch.zeros(4))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(-5, 0, allow_nan=False),
+            st.floats(-5, 0, allow_nan=False),
+            st.floats(-3, 3, allow_nan=False),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.floats(0.01, 0.99),
+)
+def test_property_gspo_equals_grpo_for_one_token(rows, clip):
+    new = torch.tensor([r[0] for r in rows], dtype=torch.float64)
+    old = torch.tensor([r[1] for r in rows], dtype=torch.float64)
+    adv = torch.tensor([r[2] for r in rows], dtype=torch.float64)
+    g = gspo_surrogate(list(new.unsqueeze(1)), list(old.unsqueeze(1)), adv, clip_eps=clip)
+    r = grpo_surrogate(new, old, adv, clip_eps=clip)
+    assert torch.allclose(g, r, rtol=1e-12, atol=1e-12)

@@ -1,0 +1,383 @@
+"""Tests for code/gspo.py: the sequence ratio, GSPO / GSPO-token, the toy, the demos."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grpo import ToyReasoningPolicy, group_relative_advantages, grpo_surrogate, verifiable_reward
+from gspo import (
+    GSPO_CLIP_HIGH,
+    GSPO_CLIP_LOW,
+    ToySequencePolicy,
+    demonstrate_gspo,
+    gspo_step,
+    gspo_surrogate,
+    gspo_token_surrogate,
+    length_variance_demo,
+    per_token_vs_sequence_weights,
+    routing_flip_demo,
+    sequence_importance_ratio,
+    sequence_reward,
+)
+
+SEED_OLD = torch.tensor([[-1.0, -0.8, -1.2, -0.5], [-0.9, -1.1, -0.7, -1.0]])
+SEED_NEW = torch.tensor([[-0.7, -0.9, -1.0, -0.6], [-1.3, -1.0, -0.9, -1.2]])
+
+
+# ------------------------------------------------------------------ sequence ratio
+
+
+def test_seed_sequence_ratios():
+    s = sequence_importance_ratio(SEED_NEW, SEED_OLD)
+    assert [round(float(v), 4) for v in s] == [1.0779, 0.8395]
+    geo = torch.exp(SEED_NEW - SEED_OLD).prod(dim=1) ** (1 / 4)
+    assert torch.allclose(s, geo)
+
+
+def test_sequence_ratio_mask_reads_only_valid_tokens():
+    mask = torch.tensor([[True, True, False, False], [True, True, True, True]])
+    junk_new = SEED_NEW.clone().requires_grad_(False)
+    junk_new[0, 2:] = float("nan")
+    junk_old = SEED_OLD.clone()
+    junk_old[0, 2:] = float("inf")
+    x = junk_new.clone().requires_grad_(True)
+    s = sequence_importance_ratio(x, junk_old, mask)
+    expected0 = torch.exp((SEED_NEW[0, :2] - SEED_OLD[0, :2]).mean())
+    assert torch.allclose(s[0], expected0)
+    assert torch.allclose(s[1], sequence_importance_ratio(SEED_NEW, SEED_OLD)[1])
+    (g,) = torch.autograd.grad(s.sum(), x)
+    assert bool(torch.isfinite(g).all()) and bool((g[0, 2:] == 0).all())
+    # d s_i / d logp_it = s_i / |y_i| (read with autograd, compared with the identity)
+    assert torch.allclose(g[0, :2], s[0].detach() / 2 * torch.ones(2))
+    assert torch.allclose(g[1], s[1].detach() / 4 * torch.ones(4))
+
+
+@pytest.mark.parametrize(
+    "new, old, mask, exc, word",
+    [
+        (torch.zeros(4), torch.zeros(4), None, ValueError, "logp_new"),
+        (torch.zeros(2, 4), torch.zeros(2, 3), None, ValueError, "logp_old"),
+        (torch.full((1, 2), float("nan")), torch.zeros(1, 2), None, ValueError, "logp_new"),
+        (torch.zeros(1, 2), torch.full((1, 2), float("nan")), None, ValueError, "logp_old"),
+        (
+            torch.zeros(1, 2),
+            torch.zeros(1, 2),
+            torch.zeros(1, 2, dtype=torch.bool),
+            ValueError,
+            "mask",
+        ),
+        (torch.zeros(1, 2), torch.zeros(1, 2), torch.ones(1, 2), TypeError, "mask"),
+        ([[0.0]], torch.zeros(1, 1), None, TypeError, "logp_new"),
+    ],
+)
+def test_sequence_ratio_bad_input(new, old, mask, exc, word):
+    with pytest.raises(exc, match=word):
+        sequence_importance_ratio(new, old, mask)
+
+
+# ------------------------------------------------------------------ GSPO == GRPO at T = 1
+
+
+def test_seed_gspo_equals_grpo_on_one_token_answers():
+    policy = ToyReasoningPolicy(num_answers=6, seed=1)
+    answers = policy.sample_group(8)
+    lp_old = policy.log_probs(answers).detach()
+    with torch.no_grad():
+        policy.logits += torch.randn(6, generator=torch.Generator().manual_seed(0)) * 0.3
+    adv = group_relative_advantages(verifiable_reward(answers, correct=3)).detach()
+
+    lp_a = policy.log_probs(answers)
+    s1 = sequence_importance_ratio(lp_a.unsqueeze(1), lp_old.unsqueeze(1))
+    gspo_l = gspo_surrogate(s1, adv, clip_low=0.2, clip_high=0.2)
+    (g_gspo,) = torch.autograd.grad(gspo_l, policy.logits)
+    lp_b = policy.log_probs(answers)
+    grpo_l = grpo_surrogate(lp_b, lp_old, adv, clip_eps=0.2)
+    (g_grpo,) = torch.autograd.grad(grpo_l, policy.logits)
+    assert torch.allclose(gspo_l, grpo_l)
+    assert f"{float(gspo_l.detach()):.6f}" == f"{float(grpo_l.detach()):.6f}"
+    assert torch.allclose(g_gspo, g_grpo, atol=1e-7)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-4, 0), st.floats(-4, 0), st.floats(-2, 2)), min_size=1, max_size=10
+    ),
+    st.floats(0.01, 0.9),
+    st.floats(0.01, 0.9),
+)
+def test_property_gspo_equals_grpo_for_t1(rows, low, high):
+    new = torch.tensor([[r[0]] for r in rows], dtype=torch.float64)
+    old = torch.tensor([[r[1]] for r in rows], dtype=torch.float64)
+    adv = torch.tensor([r[2] for r in rows], dtype=torch.float64)
+    s = sequence_importance_ratio(new, old)
+    assert torch.allclose(s, torch.exp(new - old)[:, 0])
+    if low == high:
+        grpo = grpo_surrogate(new[:, 0], old[:, 0], adv, clip_eps=low)
+        assert torch.allclose(gspo_surrogate(s, adv, low, high), grpo, rtol=1e-12, atol=1e-12)
+    # the clipped sequence objective never exceeds the unclipped one
+    assert float(gspo_surrogate(s, adv, low, high)) >= float(-(s * adv).mean()) - 1e-12
+
+
+def test_gspo_clip_is_one_decision_per_sequence():
+    s = torch.tensor([1.3, 1.3, 0.7, 0.7], requires_grad=True)
+    adv = torch.tensor([1.0, -1.0, 1.0, -1.0])
+    (g,) = torch.autograd.grad(gspo_surrogate(s, adv, 0.2, 0.2), s)
+    assert g.tolist() == pytest.approx([0.0, 0.25, -0.25, 0.0])
+
+
+def test_gspo_default_clip_is_the_papers():
+    assert (GSPO_CLIP_LOW, GSPO_CLIP_HIGH) == (3e-4, 4e-4)
+    s = torch.tensor([1.001, 0.9995], requires_grad=True)
+    (g,) = torch.autograd.grad(gspo_surrogate(s, torch.tensor([1.0, -1.0])), s)
+    assert g.tolist() == [0.0, 0.0]  # both past the tiny window in the favoured direction
+    s2 = torch.tensor([1.001, 0.9995], requires_grad=True)
+    (g2,) = torch.autograd.grad(gspo_surrogate(s2, torch.tensor([1.0, -1.0]), 0.2, 0.2), s2)
+    assert g2.tolist() == [-0.5, 0.5]  # GRPO's 0.2 does not bind at all
+
+
+@pytest.mark.parametrize(
+    "s, adv, low, high, exc, word",
+    [
+        (torch.ones(2), torch.ones(3), 0.2, 0.2, ValueError, "advantages"),
+        (torch.ones(0), torch.ones(0), 0.2, 0.2, ValueError, "s "),
+        (torch.ones(2, 1), torch.ones(2), 0.2, 0.2, ValueError, "s "),
+        (torch.tensor([1.0, float("nan")]), torch.ones(2), 0.2, 0.2, ValueError, "s "),
+        (torch.ones(2), torch.tensor([1.0, float("nan")]), 0.2, 0.2, ValueError, "advantages"),
+        (torch.ones(2), torch.ones(2), 0.0, 0.2, ValueError, "clip_low"),
+        (torch.ones(2), torch.ones(2), 0.2, 1.0, ValueError, "clip_high"),
+        (torch.ones(2), torch.ones(2), -0.1, 0.2, ValueError, "clip_low"),
+        (torch.tensor([1.0, -1.0]), torch.ones(2), 0.2, 0.2, ValueError, "s must be non-neg"),
+        ([1.0], torch.ones(1), 0.2, 0.2, TypeError, "s "),
+    ],
+)
+def test_gspo_surrogate_bad_input(s, adv, low, high, exc, word):
+    with pytest.raises(exc, match=word):
+        gspo_surrogate(s, adv, low, high)
+
+
+# ------------------------------------------------------------------ GSPO-token
+
+
+def _perturbed_group(seed: int = 0, group: int = 6):
+    policy = ToySequencePolicy(seq_len=4, vocab_size=5, seed=seed)
+    seqs = policy.sample_group(group)
+    lp_old = policy.log_probs_per_token(seqs).detach()
+    with torch.no_grad():
+        policy.logits += torch.randn(4, 5, generator=torch.Generator().manual_seed(11)) * 0.2
+    adv = group_relative_advantages(sequence_reward(seqs, [0, 1, 2, 3])).detach()
+    return policy, seqs, lp_old, adv
+
+
+@pytest.mark.parametrize("clip", [0.2, 0.01])
+def test_seed_gspo_token_equals_gspo_in_value_and_gradient(clip):
+    policy, seqs, lp_old, adv = _perturbed_group()
+    lp_a = policy.log_probs_per_token(seqs)
+    loss_seq = gspo_surrogate(sequence_importance_ratio(lp_a, lp_old), adv, clip, clip)
+    (grad_seq,) = torch.autograd.grad(loss_seq, policy.logits)
+    lp_b = policy.log_probs_per_token(seqs)
+    adv_tok = adv.unsqueeze(1).expand(6, 4)
+    loss_tok = gspo_token_surrogate(
+        sequence_importance_ratio(lp_b, lp_old), lp_b, adv_tok, clip, clip
+    )
+    (grad_tok,) = torch.autograd.grad(loss_tok, policy.logits)
+    assert torch.allclose(loss_seq, loss_tok)
+    assert torch.allclose(grad_seq, grad_tok, atol=1e-6)
+    assert float(grad_seq.abs().sum()) > 0
+
+
+def test_gspo_token_with_mask_and_per_token_advantages():
+    gen = torch.Generator().manual_seed(2)
+    new = (torch.randn(3, 5, generator=gen, dtype=torch.float64) * 0.05).requires_grad_(True)
+    old = torch.zeros(3, 5, dtype=torch.float64)
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], dtype=torch.bool)
+    adv = torch.tensor([1.0, -0.5, 2.0], dtype=torch.float64)
+    s = sequence_importance_ratio(new, old, mask)
+    seq = gspo_surrogate(s, adv, 0.2, 0.2)
+    tok = gspo_token_surrogate(s, new, adv, 0.2, 0.2, mask=mask)  # (G,) broadcast
+    (g_seq,) = torch.autograd.grad(seq, new, retain_graph=True)
+    (g_tok,) = torch.autograd.grad(tok, new, retain_graph=True)
+    assert torch.allclose(seq, tok) and torch.allclose(g_seq, g_tok)
+    # a per-token advantage changes only the tokens it touches: token t's gradient is
+    # -(1/G)(1/|y_i|) s_i A_it
+    per_tok = adv.unsqueeze(1).expand(3, 5).clone()
+    per_tok[1, 0] = 0.0
+    (g_pt,) = torch.autograd.grad(gspo_token_surrogate(s, new, per_tok, 0.2, 0.2, mask), new)
+    assert float(g_pt[1, 0]) == 0.0
+    assert torch.allclose(g_pt[1, 1:], g_tok[1, 1:]) and torch.allclose(g_pt[0], g_tok[0])
+    assert torch.allclose(
+        g_tok[0, :3], -(1 / 3) * (1 / 3) * s[0].detach() * torch.ones(3, dtype=torch.float64)
+    )
+
+
+def test_gspo_token_bad_input():
+    s = torch.ones(2)
+    with pytest.raises(ValueError, match="logp_new"):
+        gspo_token_surrogate(s, torch.zeros(3, 4), torch.ones(3, 4), 0.2, 0.2)
+    with pytest.raises(ValueError, match="advantages"):
+        gspo_token_surrogate(s, torch.zeros(2, 4), torch.ones(2, 3), 0.2, 0.2)
+    with pytest.raises(ValueError, match="logp_new"):
+        gspo_token_surrogate(s, torch.full((2, 4), float("nan")), torch.ones(2, 4), 0.2, 0.2)
+    with pytest.raises(ValueError, match="clip_high"):
+        gspo_token_surrogate(s, torch.zeros(2, 4), torch.ones(2, 4), 0.2, 1.2)
+
+
+# ------------------------------------------------------------------ toy policy and loop
+
+
+def test_toy_sequence_policy_basics():
+    state = torch.random.get_rng_state()
+    policy = ToySequencePolicy(seq_len=4, vocab_size=5, seed=0)
+    assert policy.logits.shape == (4, 5) and policy.logits.requires_grad
+    seqs = policy.sample_group(10)
+    assert seqs.shape == (10, 4) and seqs.dtype == torch.long
+    assert torch.equal(seqs, ToySequencePolicy(4, 5, seed=0).sample_group(10))
+    lp = policy.log_probs_per_token(seqs)
+    assert lp.shape == (10, 4)
+    assert torch.allclose(lp, torch.full((10, 4), math.log(1 / 5)))
+    assert f"{policy.prob_correct([0, 1, 2, 3]):.3f}" == "0.200"
+    assert torch.equal(torch.random.get_rng_state(), state)
+    with pytest.raises(ValueError, match="seqs"):
+        policy.log_probs_per_token(torch.zeros(2, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match="target"):
+        policy.prob_correct([0, 1, 2])
+    with pytest.raises(ValueError, match="target"):
+        policy.prob_correct([0, 1, 2, 9])
+
+
+def test_sequence_reward():
+    seqs = torch.tensor([[0, 1, 2, 3], [0, 0, 0, 0], [4, 4, 4, 4]])
+    assert sequence_reward(seqs, [0, 1, 2, 3]).tolist() == [1.0, 0.25, 0.0]
+    assert sequence_reward(seqs, torch.tensor([4, 4, 4, 4])).tolist() == [0.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match="target"):
+        sequence_reward(seqs, [0, 1])
+    with pytest.raises(TypeError, match="seqs"):
+        sequence_reward(seqs.float(), [0, 1, 2, 3])
+
+
+def test_seed_gspo_learns_the_target():
+    policy = ToySequencePolicy(seq_len=4, vocab_size=5, seed=0)
+    target = [0, 1, 2, 3]
+    assert f"{policy.prob_correct(target):.3f}" == "0.200"
+    clipped = []
+    for _ in range(40):
+        stats = gspo_step(policy, target=target, group_size=48, lr=0.5)
+        clipped.append(stats["clip_fraction"])
+    p = policy.prob_correct(target)
+    assert p > 0.9  # the seed printed 0.957; these defaults give 0.932
+    assert abs(p - 0.932) < 0.01
+    assert sum(clipped) > 0  # the default clip is a working trust region on this toy
+    assert all(isinstance(v, float) for v in stats.values())
+
+
+def test_grpo_sized_clip_never_binds_on_gspo_toy():
+    # Pitfall 12: GSPO with GRPO's 0.2 clip -> no sequence is ever clipped.
+    hist = demonstrate_gspo(steps=40, verbose=False, clip_low=0.2, clip_high=0.2)
+    assert all(r["clip_fraction"] == 0.0 for r in hist)
+    # with the clip inert this is plain on-policy-then-reuse GSPO; it lands on the seed's 0.957
+    assert f"{hist[-1]['p_correct']:.3f}" == "0.957"
+    policy = ToySequencePolicy(4, 5, seed=0)
+    for rec in hist[1:4]:
+        assert gspo_step(policy, [0, 1, 2, 3], clip_eps=0.2)["p_correct"] == rec["p_correct"]
+
+
+def test_gspo_step_bad_input():
+    policy = ToySequencePolicy(4, 5, seed=0)
+    with pytest.raises(ValueError, match="clip_low"):
+        gspo_step(policy, [0, 1, 2, 3], clip_low=1.0)
+    with pytest.raises(ValueError, match="clip_eps"):
+        gspo_step(policy, [0, 1, 2, 3], clip_eps=0.0)
+    with pytest.raises(ValueError, match="group_size"):
+        gspo_step(policy, [0, 1, 2, 3], group_size=0)
+    with pytest.raises(ValueError, match="target"):
+        gspo_step(policy, [0, 1, 2])
+    with pytest.raises(TypeError, match="policy"):
+        gspo_step(ToyReasoningPolicy(5, seed=0), [0, 1, 2, 3])
+
+
+def test_demonstrate_gspo_json(capsys):
+    hist = demonstrate_gspo(seq_len=4, vocab_size=5, steps=10, group_size=48, lr=0.5, seed=0)
+    assert "p(correct)" in capsys.readouterr().out
+    assert len(hist) == 11 and hist[0] == {
+        "step": 0,
+        "p_correct": pytest.approx(0.2),
+        "mean_reward": pytest.approx(0.2),
+        "clip_fraction": 0.0,
+    }
+    assert json.loads(json.dumps(hist)) == hist
+    # the curve is the chapter's loop: same seed, same numbers as calling gspo_step by hand
+    policy = ToySequencePolicy(4, 5, seed=0)
+    for rec in hist[1:]:
+        assert gspo_step(policy, [0, 1, 2, 3])["p_correct"] == rec["p_correct"]
+
+
+# ------------------------------------------------------------------ variance law and MoE demos
+
+
+def test_length_variance_demo_matches_closed_forms():
+    recs = length_variance_demo()
+    assert [r["length"] for r in recs] == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert json.loads(json.dumps(recs)) == recs
+    for r in recs:
+        n = r["length"]
+        assert r["token_theory"] == pytest.approx(0.04)
+        assert r["product_theory"] == pytest.approx(n * 0.04)
+        assert r["seq_theory"] == pytest.approx(0.04 / n)
+        for key in ("token", "product", "seq"):
+            assert abs(r[f"{key}_mc"] - r[f"{key}_theory"]) < 4 * r[f"{key}_se"], (n, key)
+    assert recs[0]["product_mc"] == recs[0]["token_mc"] == recs[0]["seq_mc"]
+    assert recs == length_variance_demo()  # seeded
+    with pytest.raises(ValueError, match="v "):
+        length_variance_demo(v=0.0)
+    with pytest.raises(ValueError, match="lengths"):
+        length_variance_demo(lengths=(0,))
+
+
+def test_routing_flip_demo_sequence_ratio_absorbs_flips():
+    recs = routing_flip_demo()
+    assert [r["num_flipped"] for r in recs] == list(range(17))
+    assert json.loads(json.dumps(recs)) == recs
+    assert recs[0]["max_token_ratio"] < 1.1 and recs[0]["tokens_outside_grpo_clip"] == 0
+    last = recs[-1]
+    assert last["max_token_ratio"] > 5  # each flipped token: e^2 ~ 7.4
+    assert last["product_ratio"] > 1e12  # the raw product explodes
+    assert last["seq_ratio"] < 1.15  # s_i barely leaves 1
+    assert last["tokens_outside_grpo_clip"] >= 16
+    prods = [r["product_ratio"] for r in recs]
+    seqs = [r["seq_ratio"] for r in recs]
+    assert prods == sorted(prods) and seqs == sorted(seqs)
+    assert math.isclose(last["seq_ratio"], math.exp(last["log_product_ratio"] / 256))
+    with pytest.raises(ValueError, match="num_flipped"):
+        routing_flip_demo(seq_len=4, num_flipped=5)
+    with pytest.raises(ValueError, match="jump"):
+        routing_flip_demo(jump=100.0)
+
+
+def test_per_token_vs_sequence_weights():
+    recs = per_token_vs_sequence_weights()
+    assert len(recs) == 12 and json.loads(json.dumps(recs)) == recs
+    s = recs[0]["seq_weight"]
+    assert all(r["seq_weight"] == s for r in recs)
+    logs = [math.log(r["token_weight"]) for r in recs]
+    assert math.isclose(s, math.exp(sum(logs) / 12), rel_tol=1e-12)
+    bad = [r for r in recs if r["misbehaving"]]
+    assert [r["position"] for r in bad] == [3, 8]
+    assert max(abs(r["token_weight"] - 1) for r in bad) > 1.0
+    assert abs(s - 1) < 0.1
+    with pytest.raises(ValueError, match="spikes"):
+        per_token_vs_sequence_weights(spikes=((20, 1.0),))
+
+
+def test_demos_leave_global_rng_alone():
+    state = torch.random.get_rng_state()
+    length_variance_demo(num_samples=50)
+    routing_flip_demo()
+    per_token_vs_sequence_weights()
+    demonstrate_gspo(steps=2, verbose=False)
+    assert torch.equal(torch.random.get_rng_state(), state)

@@ -1,0 +1,53 @@
+// pass@k explorer: the unbiased estimator against the naive plug-in, and cons@k, for every k.
+// passAtK / naivePassAtK / consAtKCounts mirror evaluation.pass_at_k / naive_pass_at_k /
+// cons_at_k_counts (tested in tests/test_widget_math.py).
+import {consAtKCounts, naivePassAtK, passAtK} from "./voting.js";
+
+/** The n - c wrong attempts spread as evenly as possible over D wrong answers. */
+export function evenTally(n, c, D) {
+  const counts = {right: c};
+  const wrong = n - c;
+  for (let d = 0; d < D; d++) {
+    const share = Math.floor(wrong / D) + (d < wrong % D ? 1 : 0);
+    if (share > 0) counts[`wrong${d + 1}`] = share;
+  }
+  return counts;
+}
+
+export function passAtKCurves(n, c, D) {
+  const tally = evenTally(n, c, D);
+  const ks = [];
+  for (let k = 1; k <= n; k += k < 20 ? 1 : Math.ceil(n / 60)) ks.push(k);
+  if (ks.at(-1) !== n) ks.push(n);
+  return ks.flatMap((k) => [
+    {k, estimator: "pass@k (unbiased)", value: passAtK(n, c, k)},
+    {k, estimator: "1-(1-c/n)^k (naive)", value: naivePassAtK(n, c, k)},
+    {k, estimator: "cons@k", value: consAtKCounts(tally, "right", k)}
+  ]);
+}
+
+export function passAtKChart({Plot, html}, {n, c, k, D}) {
+  const rows = passAtKCurves(n, c, D);
+  const tally = evenTally(n, c, D);
+  const here = {
+    unbiased: passAtK(n, c, k),
+    naive: naivePassAtK(n, c, k),
+    cons: consAtKCounts(tally, "right", k)
+  };
+  const chart = Plot.plot({
+    height: 340,
+    x: {label: "attempts drawn k", domain: [1, n]},
+    y: {label: "score", domain: [0, 1], grid: true},
+    color: {legend: true, range: ["#4269d0", "#ef8a2f", "#2a9d8f"]},
+    marks: [
+      Plot.ruleX([k], {stroke: "#999", strokeDasharray: "4,3"}),
+      Plot.line(rows, {x: "k", y: "value", stroke: "estimator", strokeWidth: 2}),
+      Plot.dot([{k, value: here.unbiased}, {k, value: here.naive}, {k, value: here.cons}], {x: "k", y: "value", fill: "black", r: 3})
+    ]
+  });
+  return html`<div data-widget="pass-at-k">${chart}
+    <p>n = ${n}, c = ${c}, k = ${k}: pass@k <b data-readout="unbiased" data-value=${here.unbiased}>${here.unbiased.toFixed(4)}</b>,
+      naive <b data-readout="naive" data-value=${here.naive}>${here.naive.toFixed(4)}</b>,
+      cons@k <b data-readout="cons" data-value=${here.cons}>${here.cons.toFixed(4)}</b>.</p>
+  </div>`;
+}

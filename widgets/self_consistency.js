@@ -1,0 +1,40 @@
+// Self-consistency, one chain at a time: the first `shown` chains of a batch, their extracted
+// answers, the running tally and the vote. Tally and vote come from voting.js, which mirrors
+// reasoning.vote_distribution / reasoning.majority_vote.
+import {majorityVote, voteDistribution} from "./voting.js";
+
+export function selfConsistencyStepper({Plot, html}, batch, correct, shown, problem) {
+  const chains = batch.slice(0, shown);
+  const answers = chains.map((c) => c.answer);
+  const vote = majorityVote(answers);
+  const rows = voteDistribution(answers).map((r) => ({...r, right: r.answer === correct}));
+  const nRight = rows.find((r) => r.answer === correct)?.votes ?? 0;
+
+  const chart = Plot.plot({
+    height: 60 + 28 * Math.max(rows.length, 1),
+    marginLeft: 60,
+    x: {label: "votes", domain: [0, Math.max(5, ...rows.map((r) => r.votes))], grid: true},
+    y: {label: "answer", domain: rows.map((r) => r.answer)},
+    color: {domain: [true, false], range: ["#2a9d8f", "#e76f51"]},
+    marks: [
+      Plot.barX(rows, {x: "votes", y: "answer", fill: "right"}),
+      Plot.text(rows, {x: "votes", y: "answer", text: (r) => `${r.votes}`, dx: 10}),
+      Plot.ruleX([0])
+    ]
+  });
+
+  const list = html`<ol class="sc-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 2em">
+    ${chains.map((c) => html`<li style="color: ${c.answer === correct ? "#2a9d8f" : "#e76f51"}">
+      ${c.chain} <b>→ ${c.answer ?? "no answer"}</b></li>`)}
+  </ol>`;
+
+  const verdict = vote === correct ? "right" : "wrong";
+  return html`<div data-widget="self-consistency">
+    <p>Prompt: <code>${problem}=</code> (right answer ${correct}). Each line is one sampled chain.</p>
+    ${list}
+    ${chart}
+    <p>After <span data-readout="shown" data-value=${shown}>${shown}</span> chains the vote is
+      <b data-readout="vote" data-value=${vote ?? ""}>${vote ?? "—"}</b> (${verdict});
+      <span data-readout="right" data-value=${nRight}>${nRight}</span> of ${shown} chains were right.</p>
+  </div>`;
+}
