@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rewards import split_blocks  # the one parser of the <think>/<answer> template
+
 # A crude but honest stand-in for a BPE tokenizer: words, numbers and single punctuation marks.
 # Real tokenizers split differently (about 3/4 of a word per token in English), but the ledger's
 # point, that thinking tokens dwarf answer tokens, does not depend on the exact split.
 _TOKEN = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
-_TEMPLATE = re.compile(r"^\s*<think>(.*?)</think>\s*<answer>(.*?)</answer>\s*$", re.S)
 
 
 def count_tokens(text: str) -> int:
@@ -49,16 +50,6 @@ def _check_positive(**values: float) -> None:
             raise TypeError(f"{name} must be a number, got {type(value).__name__}")
         if not value > 0:
             raise ValueError(f"{name} must be positive, got {value}")
-
-
-def split_think_answer(completion: str) -> tuple[str, str] | None:
-    """Split `<think>...</think><answer>...</answer>` into its two parts; None if malformed."""
-    if not isinstance(completion, str):
-        raise TypeError(f"completion must be a str, got {type(completion).__name__}")
-    m = _TEMPLATE.match(completion)
-    if m is None or "<think>" in m.group(1) or "<answer>" in m.group(2):
-        return None
-    return m.group(1).strip(), m.group(2).strip()
 
 
 @dataclass(frozen=True)
@@ -91,7 +82,7 @@ def token_ledger(completion: str, price_per_million: float = 10.0) -> TokenLedge
     """
     if price_per_million < 0:
         raise ValueError(f"price_per_million must be >= 0, got {price_per_million}")
-    parts = split_think_answer(completion)
+    parts = split_blocks(completion)
     if parts is None:
         return TokenLedger(0, count_tokens(completion), price_per_million)
     think, answer = parts

@@ -14,15 +14,17 @@ export function evenTally(n, c, D) {
   return counts;
 }
 
+const ESTIMATORS = ["pass@k (unbiased)", "1-(1-c/n)^k (naive)", "cons@k"];
+
 export function passAtKCurves(n, c, D) {
   const tally = evenTally(n, c, D);
   const ks = [];
   for (let k = 1; k <= n; k += k < 20 ? 1 : Math.ceil(n / 60)) ks.push(k);
   if (ks.at(-1) !== n) ks.push(n);
   return ks.flatMap((k) => [
-    {k, estimator: "pass@k (unbiased)", value: passAtK(n, c, k)},
-    {k, estimator: "1-(1-c/n)^k (naive)", value: naivePassAtK(n, c, k)},
-    {k, estimator: "cons@k", value: consAtKCounts(tally, "right", k)}
+    {k, estimator: ESTIMATORS[0], value: passAtK(n, c, k)},
+    {k, estimator: ESTIMATORS[1], value: naivePassAtK(n, c, k)},
+    {k, estimator: ESTIMATORS[2], value: consAtKCounts(tally, "right", k)}
   ]);
 }
 
@@ -38,10 +40,12 @@ export function passAtKChart({Plot, html}, {n, c, k, D}) {
     height: 340,
     x: {label: "attempts drawn k", domain: [1, n]},
     y: {label: "score", domain: [0, 1], grid: true},
-    color: {legend: true, range: ["#4269d0", "#ef8a2f", "#2a9d8f"]},
+    color: {legend: true, domain: ESTIMATORS, range: ["#4269d0", "#ef8a2f", "#2a9d8f"]},
     marks: [
       Plot.ruleX([k], {stroke: "#999", strokeDasharray: "4,3"}),
-      Plot.line(rows, {x: "k", y: "value", stroke: "estimator", strokeWidth: 2}),
+      Plot.line(rows.filter((r) => r.estimator === ESTIMATORS[0]), {x: "k", y: "value", stroke: "estimator", strokeWidth: 3}),
+      Plot.line(rows.filter((r) => r.estimator === ESTIMATORS[1]), {x: "k", y: "value", stroke: "estimator", strokeWidth: 2, strokeDasharray: "6,4"}),
+      Plot.line(rows.filter((r) => r.estimator === ESTIMATORS[2]), {x: "k", y: "value", stroke: "estimator", strokeWidth: 2}),
       Plot.dot([{k, value: here.unbiased}, {k, value: here.naive}, {k, value: here.cons}], {x: "k", y: "value", fill: "black", r: 3})
     ]
   });

@@ -34,7 +34,7 @@ function parseModule(input) {
   });
 }
 
-const harness = (window.__ojs = {errors: [], cells: [], events: 0, ready: false});
+const harness = (window.__ojs = {errors: [], cells: [], events: 0, lastEvent: 0, ready: false});
 
 window.addEventListener("error", (e) => harness.errors.push({cell: null, message: String(e.message)}));
 window.addEventListener("unhandledrejection", (e) =>
@@ -86,6 +86,7 @@ function observer(el, label, display = true) {
       state.status = "fulfilled";
       harness.events++;
       if (display) show(el, value);
+      harness.lastEvent = performance.now(); // after the DOM update: what a redraw costs
     },
     rejected(error) {
       state.status = "rejected";
