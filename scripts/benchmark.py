@@ -25,17 +25,20 @@ from harness.kernel import run_chapter  # noqa: E402
 
 MEASURE_REDRAW = """async ([formIndex, position]) => {
   const form = [...document.querySelectorAll('form')]
-    .filter(f => f.querySelector('label') && f.querySelector('input[type=range], select'))[formIndex];
+    .filter(f => f.querySelector('label'))
+    .filter(f => f.querySelector('input[type=range], select'))[formIndex];
   const input = form.querySelector('input[type=range]') || form.querySelector('select');
-  if (input.tagName === 'SELECT') input.selectedIndex = Math.round(position * (input.options.length - 1));
-  else {
+  if (input.tagName === 'SELECT') {
+    input.selectedIndex = Math.round(position * (input.options.length - 1));
+  } else {
     const [lo, hi, step] = [+input.min, +input.max, +(input.step || 1)];
     input.value = lo + Math.round(position * (hi - lo) / step) * step;
   }
   const before = window.__ojs.events;
   const t0 = performance.now();
   input.dispatchEvent(new Event('input', {bubbles: true}));
-  const idle = () => window.__ojs.events > before && window.__ojs.cells.every(c => c.status !== 'pending');
+  const idle = () => window.__ojs.events > before
+    && window.__ojs.cells.every(c => c.status !== 'pending');
   const deadline = t0 + 10000;
   while (!idle() && performance.now() < deadline) await new Promise(r => setTimeout(r, 0));
   await new Promise(r => setTimeout(r, 30));  // let any trailing recomputation land
@@ -50,7 +53,9 @@ def bench_chapters() -> dict:
         run = run_chapter(path)
         runs[path.stem] = run
         print(f"  {path.stem:<36} {run.seconds:6.2f} s")
-    print(f"  {'all chapters (cold kernels, in sequence)':<36} {time.perf_counter() - total:6.2f} s")
+    print(
+        f"  {'all chapters (cold kernels, in sequence)':<36} {time.perf_counter() - total:6.2f} s"
+    )
     return runs
 
 
@@ -60,9 +65,12 @@ def bench_self_consistency() -> None:
     times = []
     for seed in range(7):
         t = time.perf_counter()
-        demonstrate_self_consistency(p=0.55, num_distractors=4, trials=3000, seed=seed, verbose=False)
+        demonstrate_self_consistency(
+            p=0.55, num_distractors=4, trials=3000, seed=seed, verbose=False
+        )
         times.append(time.perf_counter() - t)
-    print(f"  demonstrate_self_consistency(trials=3000): median {statistics.median(times) * 1e3:.1f} ms")
+    median_ms = statistics.median(times) * 1e3
+    print(f"  demonstrate_self_consistency(trials=3000): median {median_ms:.1f} ms")
 
 
 def bench_redraws(runs: dict) -> None:
@@ -79,19 +87,29 @@ def bench_redraws(runs: dict) -> None:
         for stem, run in runs.items():
             if not run.ojs_cells:
                 continue
-            page = ChapterPage(browser.new_page(viewport={"width": 900, "height": 1200}), run, server)
+            page = ChapterPage(
+                browser.new_page(viewport={"width": 900, "height": 1200}), run, server
+            )
             n_forms = page.page.evaluate(
                 "() => [...document.querySelectorAll('form')].filter(f => f.querySelector('label') "
-                "&& f.querySelector('input[type=range], select')).length")
+                "&& f.querySelector('input[type=range], select')).length"
+            )
             for i in range(n_forms):
-                samples = [page.page.evaluate(MEASURE_REDRAW, [i, pos]) for pos in (0.0, 1.0, 0.5, 0.25, 0.75)]
+                samples = [
+                    page.page.evaluate(MEASURE_REDRAW, [i, pos])
+                    for pos in (0.0, 1.0, 0.5, 0.25, 0.75)
+                ]
                 ms = [s["ms"] for s in samples]
                 all_ms += ms
-                print(f"  {stem:<28} {samples[0]['label']:<30} median {statistics.median(ms):6.1f} ms"
-                      f"   max {max(ms):6.1f} ms")
+                print(
+                    f"  {stem:<28} {samples[0]['label']:<30} median {statistics.median(ms):6.1f} ms"
+                    f"   max {max(ms):6.1f} ms"
+                )
         browser.close()
     server.close()
-    print(f"  median widget redraw over {len(all_ms)} input moves: {statistics.median(all_ms):.1f} ms")
+    print(
+        f"  median widget redraw over {len(all_ms)} input moves: {statistics.median(all_ms):.1f} ms"
+    )
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Screenshot widgets with the test harness (the README's picture comes from here).
 
-    python scripts/screenshot.py                              # the README's widget
-    python scripts/screenshot.py 03-evaluating-reasoners pass-at-k /tmp/pk.png
+python scripts/screenshot.py                              # the README's widget
+python scripts/screenshot.py 03-evaluating-reasoners pass-at-k /tmp/pk.png
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ def screenshot(stem: str, widget: str, out: Path) -> None:
         page = ChapterPage(browser.new_page(viewport={"width": 900, "height": 1200}), run, server)
         page.assert_clean()
         # the widget together with the inputs that drive it (the cell chunk that holds both)
-        page.page.locator(f'[data-widget="{widget}"]').locator("xpath=ancestor::div[@class='cell']").screenshot(
-            path=str(out)
-        )
+        page.page.locator(f'[data-widget="{widget}"]').locator(
+            "xpath=ancestor::div[@class='cell']"
+        ).screenshot(path=str(out))
         browser.close()
     server.close()
     print(f"wrote {out}")
