@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -10,6 +11,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # `from harness import ...`
+# Test this checkout's modules, whatever `pip install -e` last pointed at: in this process and in
+# the Jupyter kernels it starts (they inherit the environment).
+sys.path.insert(0, str(ROOT / "code"))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT / "code"), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
 
 from harness.kernel import ChapterRun, run_chapter  # noqa: E402
 
