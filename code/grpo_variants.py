@@ -34,6 +34,7 @@ from grpo import (
     _check_real,
     center_rewards,
     clipped_surrogate_terms,
+    group_relative_advantages,
     grpo_surrogate,
     token_ratios,
 )
@@ -48,7 +49,9 @@ __all__ = [
     "dr_grpo_surrogate",
     "gspo_surrogate",
     "length_bias_demo",
+    "length_drift_simulation",
     "pad_ragged",
+    "per_token_push",
     "sequence_importance_ratio",
     "token_ratios",
 ]
@@ -155,6 +158,74 @@ def dr_grpo_surrogate(
     return -terms.sum() / (new.shape[0] * norm)
 
 
+def per_token_push(
+    lengths: Sequence[int],
+    advantages: Sequence[float],
+    max_len: int | None = None,
+) -> list[dict[str, float]]:
+    """How hard GRPO and Dr. GRPO push each token of each response in one group.
+
+    On-policy (every ratio is 1, so the clip is idle) the push on token ``t`` of response ``i``
+    is ``-d loss / d logp_it``, read with autograd from the two losses on a ragged ``(G, T)``
+    batch with a mask:
+
+        GRPO     (``grpo.grpo_surrogate``):  A_i / (G |o_i|)     per token,  A_i / G          in all
+        Dr. GRPO (``dr_grpo_surrogate``):    A_i / (G max_len)   per token,  A_i |o_i| / (G max_len)
+
+    Args:
+        lengths: ``G`` response lengths in tokens (each >= 1).
+        advantages: ``G`` advantages, one per response (finite).
+        max_len: Dr. GRPO's constant normaliser (the generation budget); defaults to
+            ``max(lengths)`` and must be at least that.
+
+    Returns:
+        One record per response: ``{"length", "advantage", "grpo", "dr_grpo", "grpo_total",
+        "dr_grpo_total"}`` (per-token pushes and the sum over the response's tokens).
+
+    Raises:
+        TypeError: a length that is not an int, an advantage that is not a real number.
+        ValueError: empty or mismatched lists, a length < 1, ``max_len < max(lengths)``.
+    """
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence):
+        raise TypeError(f"lengths must be a sequence of ints, got {type(lengths).__name__}")
+    if isinstance(advantages, (str, bytes)) or not isinstance(advantages, Sequence):
+        kind = type(advantages).__name__
+        raise TypeError(f"advantages must be a sequence of numbers, got {kind}")
+    if len(lengths) == 0:
+        raise ValueError("lengths must not be empty")
+    if len(advantages) != len(lengths):
+        raise ValueError(
+            f"advantages must have one value per response ({len(lengths)}), got {len(advantages)}"
+        )
+    lens = [_check_int(n, "lengths", 1) for n in lengths]
+    adv = torch.tensor([_check_real(a, "advantages") for a in advantages], dtype=torch.float64)
+    budget = max(lens) if max_len is None else _check_int(max_len, "max_len", 1)
+    if budget < max(lens):
+        raise ValueError(f"max_len must be >= max(lengths) ({max(lens)}), got {budget}")
+    mask = torch.arange(max(lens)) < torch.tensor(lens).unsqueeze(1)
+    pushes = {}
+    for name in ("grpo", "dr_grpo"):
+        logp = torch.zeros(mask.shape, dtype=torch.float64, requires_grad=True)
+        old = torch.zeros(mask.shape, dtype=torch.float64)
+        if name == "grpo":
+            loss = grpo_surrogate(logp, old, adv, clip_eps=0.2, mask=mask)
+        else:
+            loss = dr_grpo_surrogate(logp, old, adv, clip_eps=0.2, mask=mask, max_len=budget)
+        (grad,) = torch.autograd.grad(loss, logp)
+        pushes[name] = -grad
+    return [
+        {
+            "length": n,
+            "advantage": float(adv[i]),
+            "grpo": float(pushes["grpo"][i, 0]),
+            "dr_grpo": float(pushes["dr_grpo"][i, 0]),
+            "grpo_total": float(pushes["grpo"][i].sum()),
+            "dr_grpo_total": float(pushes["dr_grpo"][i].sum()),
+        }
+        for i, n in enumerate(lens)
+    ]
+
+
 def length_bias_demo(
     lengths: Sequence[int] = (10, 50, 100, 500, 1000),
     advantage: float = 1.0,
@@ -164,11 +235,11 @@ def length_bias_demo(
 
     For each length ``L`` a group holds one correct (``+advantage``) and one incorrect
     (``-advantage``) response of ``L`` tokens, on-policy (ratio 1). The per-token push is read
-    with autograd as ``-d loss / d logp_t`` from ``grpo.grpo_surrogate`` (normaliser
-    ``1 / |o_i|``) and from ``dr_grpo_surrogate`` (constant ``max_len``, default the longest
-    length). Under GRPO a wrong response's total penalty is the same at every length, so each
-    of its tokens is punished less the longer it runs; under Dr. GRPO every token costs the
-    same and a longer wrong answer costs more in total.
+    with autograd as ``-d loss / d logp_t`` (see ``per_token_push``) from
+    ``grpo.grpo_surrogate`` (normaliser ``1 / |o_i|``) and from ``dr_grpo_surrogate``
+    (constant ``max_len``, default the longest length). Under GRPO a wrong response's total
+    penalty is the same at every length, so each of its tokens is punished less the longer it
+    runs; under Dr. GRPO every token costs the same and a longer wrong answer costs more in total.
 
     Returns:
         One record per length: ``{"length", "grpo_correct", "grpo_incorrect",
@@ -183,24 +254,126 @@ def length_bias_demo(
     budget = max(lens) if max_len is None else _check_int(max_len, "max_len", 1)
     if budget < max(lens):
         raise ValueError(f"max_len must be >= max(lengths) ({max(lens)}), got {budget}")
-    adv = torch.tensor([a, -a], dtype=torch.float64)
     records = []
     for n in lens:
+        right, wrong = per_token_push([n, n], [a, -a], max_len=budget)
         rec: dict[str, float] = {"length": n}
         for name in ("grpo", "dr_grpo"):
-            logp = torch.zeros(2, n, dtype=torch.float64, requires_grad=True)
-            old = torch.zeros(2, n, dtype=torch.float64)
-            if name == "grpo":
-                loss = grpo_surrogate(logp, old, adv, clip_eps=0.2)
-            else:
-                loss = dr_grpo_surrogate(logp, old, adv, clip_eps=0.2, max_len=budget)
-            (grad,) = torch.autograd.grad(loss, logp)
-            push = -grad
-            rec[f"{name}_correct"] = float(push[0, 0])
-            rec[f"{name}_incorrect"] = float(push[1, 0])
-            rec[f"{name}_correct_total"] = float(push[0].sum())
-            rec[f"{name}_incorrect_total"] = float(push[1].sum())
+            rec[f"{name}_correct"] = right[name]
+            rec[f"{name}_incorrect"] = wrong[name]
+            rec[f"{name}_correct_total"] = right[f"{name}_total"]
+            rec[f"{name}_incorrect_total"] = wrong[f"{name}_total"]
         records.append(rec)
+    return records
+
+
+def length_drift_simulation(
+    method: str = "grpo",
+    steps: int = 200,
+    group_size: int = 16,
+    p_correct: float = 0.5,
+    start_length: float = 20.0,
+    max_len: int = 1000,
+    lr: float = 0.5,
+    seed: int = 0,
+) -> list[dict[str, float | int | str]]:
+    """Train only *when to stop* under GRPO or Dr. GRPO, with a reward that ignores length.
+
+    The toy chain first lands on the right track (probability ``p_correct``, held fixed) or a
+    wrong one, then writes filler tokens; before each token it stops with probability
+    ``s = sigmoid(theta_track)``, one learnable stop logit per track, so a chain's length is
+    geometric with mean ``1 / s`` (cut at ``max_len``, where the stop is forced and carries no
+    gradient). The reward is 1 on the right track and 0 on the wrong one: length neither helps
+    nor hurts, so any trend in length is put there by the loss.
+
+    Each step samples ``group_size`` chains with a private generator, builds the per-token
+    log-probs (``log(1 - s)`` for "go on", ``log s`` for the stop) as a masked ``(G, T)``
+    batch and takes one on-policy SGD step of size ``lr`` on
+
+    * ``"grpo"``: ``grpo.grpo_surrogate`` with ``grpo.group_relative_advantages`` (``1/|o_i|``);
+    * ``"dr_grpo"``: ``dr_grpo_surrogate`` with ``centered_advantages`` and constant ``max_len``.
+
+    A stop logit's score over one chain is ``1 - L s``, which averages to zero over lengths
+    ``L``; Dr. GRPO weighs it equally at every length and so has no expected push on length,
+    GRPO weighs it by ``1 / L``, which favours short chains: right chains get shorter and wrong
+    chains longer.
+
+    Args:
+        method: ``"grpo"`` or ``"dr_grpo"``.
+        steps: number of updates (>= 0).
+        group_size: chains per group (>= 2).
+        p_correct: probability a chain is on the right track, in (0, 1).
+        start_length: initial mean length of both tracks, in (1, max_len).
+        max_len: the generation cap (and Dr. GRPO's constant normaliser).
+        lr: SGD step size (> 0).
+        seed: seed of the sampling generator.
+
+    Returns:
+        Records ``{"method", "step", "right_length", "wrong_length"}`` for steps ``0..steps``;
+        a length is the mean of the policy's current (capped) length distribution,
+        ``(1 - (1 - s)^max_len) / s``.
+    """
+    if method not in ("grpo", "dr_grpo"):
+        raise ValueError(f"method must be 'grpo' or 'dr_grpo', got {method!r}")
+    steps = _check_int(steps, "steps", 0)
+    group_size = _check_int(group_size, "group_size", 2)
+    p = _check_real(p_correct, "p_correct")
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p_correct must be in (0, 1), got {p}")
+    max_len = _check_int(max_len, "max_len", 2)
+    start = _check_real(start_length, "start_length")
+    if not 1.0 < start < max_len:
+        raise ValueError(f"start_length must be in (1, max_len={max_len}), got {start}")
+    lr = _check_real(lr, "lr")
+    if lr <= 0:
+        raise ValueError(f"lr must be > 0, got {lr}")
+    seed = _check_int(seed, "seed", 0)
+
+    gen = torch.Generator().manual_seed(seed)
+    # theta[0]: the wrong track's stop logit, theta[1]: the right track's; sigmoid = 1 / start.
+    theta = torch.full((2,), -math.log(start - 1.0), dtype=torch.float64, requires_grad=True)
+    positions = torch.arange(max_len)
+
+    def mean_length(logit: Tensor) -> float:
+        s = float(torch.sigmoid(logit))
+        return (1.0 - (1.0 - s) ** max_len) / s
+
+    records: list[dict[str, float | int | str]] = []
+    for step in range(steps + 1):
+        records.append(
+            {
+                "method": method,
+                "step": step,
+                "right_length": mean_length(theta.detach()[1]),
+                "wrong_length": mean_length(theta.detach()[0]),
+            }
+        )
+        if step == steps:
+            break
+        right = torch.rand(group_size, generator=gen, dtype=torch.float64) < p
+        track = right.long()
+        s = torch.sigmoid(theta.detach())[track]
+        u = torch.rand(group_size, generator=gen, dtype=torch.float64)
+        length = (torch.floor(torch.log1p(-u) / torch.log1p(-s)) + 1).clamp(max=max_len).long()
+        pos = positions[: int(length.max())]
+        mask = pos < length.unsqueeze(1)
+        last = pos == (length - 1).unsqueeze(1)
+        # log(sigmoid) rather than logsigmoid: identical here, and much cheaper per call on CPU.
+        log_stop = torch.log(torch.sigmoid(theta))[track].unsqueeze(1)
+        log_go = torch.log(torch.sigmoid(-theta))[track].unsqueeze(1)
+        logp = torch.where(last, log_stop, log_go)
+        forced = last & (length == max_len).unsqueeze(1)  # cut at the cap: no decision, no gradient
+        logp = torch.where(forced, torch.zeros((), dtype=torch.float64), logp)
+        rewards = right.to(torch.float64)
+        if method == "grpo":
+            adv = group_relative_advantages(rewards)
+            loss = grpo_surrogate(logp, logp.detach(), adv, mask=mask)
+        else:
+            adv = centered_advantages(rewards)
+            loss = dr_grpo_surrogate(logp, logp.detach(), adv, mask=mask, max_len=max_len)
+        (grad,) = torch.autograd.grad(loss, theta)
+        with torch.no_grad():
+            theta -= lr * grad
     return records
 
 

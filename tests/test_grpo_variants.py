@@ -19,7 +19,9 @@ from grpo_variants import (
     dr_grpo_surrogate,
     gspo_surrogate,
     length_bias_demo,
+    length_drift_simulation,
     pad_ragged,
+    per_token_push,
     sequence_importance_ratio,
     token_ratios,
 )
@@ -112,6 +114,85 @@ def test_length_bias_demo_shows_wrong_answers_are_cheaper_when_long():
         length_bias_demo(lengths=(10, 100), max_len=50)
     with pytest.raises(ValueError, match="lengths"):
         length_bias_demo(lengths=())
+
+
+def test_per_token_push_closed_form_on_a_ragged_group():
+    recs = per_token_push([10, 400, 37], [1.0, -1.0, 0.25], max_len=1000)
+    assert json.loads(json.dumps(recs)) == recs
+    G = 3
+    for r in recs:
+        n, a = r["length"], r["advantage"]
+        assert math.isclose(r["grpo"], a / (G * n), rel_tol=1e-12)
+        assert math.isclose(r["grpo_total"], a / G, rel_tol=1e-12)
+        assert math.isclose(r["dr_grpo"], a / (G * 1000), rel_tol=1e-12)
+        assert math.isclose(r["dr_grpo_total"], a * n / (G * 1000), rel_tol=1e-12)
+    # the default budget is the longest response
+    assert math.isclose(per_token_push([5, 20], [1.0, -1.0])[0]["dr_grpo"], 1 / 40)
+
+
+def test_length_bias_demo_is_per_token_push_on_equal_pairs():
+    for rec in length_bias_demo(lengths=(7, 70), max_len=100):
+        right, wrong = per_token_push([rec["length"]] * 2, [1.0, -1.0], max_len=100)
+        assert rec["grpo_correct"] == right["grpo"]
+        assert rec["dr_grpo_incorrect_total"] == wrong["dr_grpo_total"]
+
+
+@pytest.mark.parametrize(
+    "args, exc, word",
+    [
+        (([], []), ValueError, "lengths"),
+        (([3, 4], [1.0]), ValueError, "advantages"),
+        (([0, 4], [1.0, -1.0]), ValueError, "lengths"),
+        (([3.5, 4], [1.0, -1.0]), TypeError, "lengths"),
+        (([3, 4], [1.0, float("nan")]), ValueError, "advantages"),
+        (([3, 4], "ab"), TypeError, "advantages"),
+        ((3, [1.0]), TypeError, "lengths"),
+        (([3, 40], [1.0, -1.0], 39), ValueError, "max_len"),
+    ],
+)
+def test_per_token_push_bad_input(args, exc, word):
+    with pytest.raises(exc, match=word):
+        per_token_push(*args)
+
+
+def test_length_drift_grpo_grows_wrong_chains_dr_grpo_does_not():
+    grpo = length_drift_simulation("grpo", steps=120, seed=3)
+    dr = length_drift_simulation("dr_grpo", steps=120, lr=50.0, seed=3)
+    assert json.loads(json.dumps(grpo)) == grpo
+    assert [r["step"] for r in grpo] == list(range(121))
+    assert grpo[0]["wrong_length"] == pytest.approx(20.0, rel=1e-6)  # capped mean ~ 1 / s
+    assert grpo[0]["right_length"] == grpo[0]["wrong_length"]
+    # GRPO: wrong chains grow, right chains shrink, though length never changes the reward
+    assert grpo[-1]["wrong_length"] > 2.5 * grpo[0]["wrong_length"]
+    assert grpo[-1]["right_length"] < 0.5 * grpo[0]["right_length"]
+    # Dr. GRPO, with per-token steps as large as GRPO's: no trend either way
+    for key in ("wrong_length", "right_length"):
+        assert all(abs(r[key] - 20.0) < 3.0 for r in dr)
+    assert length_drift_simulation("grpo", steps=5, seed=1) == length_drift_simulation(
+        "grpo", steps=5, seed=1
+    )
+
+
+def test_length_drift_respects_the_cap():
+    recs = length_drift_simulation("grpo", steps=60, max_len=40, start_length=20.0, lr=2.0)
+    assert all(r["wrong_length"] <= 40 for r in recs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, word",
+    [
+        ({"method": "ppo"}, ValueError, "method"),
+        ({"p_correct": 1.0}, ValueError, "p_correct"),
+        ({"start_length": 1.0}, ValueError, "start_length"),
+        ({"start_length": 2000.0}, ValueError, "start_length"),
+        ({"lr": 0.0}, ValueError, "lr"),
+        ({"group_size": 1}, ValueError, "group_size"),
+        ({"steps": 2.5}, TypeError, "steps"),
+    ],
+)
+def test_length_drift_bad_input(kwargs, exc, word):
+    with pytest.raises(exc, match=word):
+        length_drift_simulation(**kwargs)
 
 
 # ------------------------------------------------------------------ GSPO helpers

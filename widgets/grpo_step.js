@@ -1,0 +1,62 @@
+// One GRPO group, step by step: the reader grades G answers right or wrong and watches the
+// group's mean, its population std and each answer's advantage A_i = (r_i - mean) / (std + eps).
+// The maths is grpo_math.groupRelativeAdvantages (mirrors grpo.group_relative_advantages).
+import {groupRelativeAdvantages, groupStats} from "./grpo_math.js";
+
+const RIGHT = "right (r = 1)";
+const WRONG = "wrong (r = 0)";
+
+/** The 0/1 rewards of the first `groupSize` answers, given the names of those graded right. */
+export function rewardsFromChecks(groupSize, rightNames) {
+  return Array.from({length: groupSize}, (_, i) => (rightNames.includes(`o${i + 1}`) ? 1 : 0));
+}
+
+export function grpoStepChart({Plot, html}, {groupSize, right}) {
+  const rewards = rewardsFromChecks(groupSize, right);
+  const adv = groupRelativeAdvantages(rewards);
+  const {mean, std} = groupStats(rewards);
+  const numRight = rewards.reduce((s, r) => s + r, 0);
+  const tied = numRight === 0 || numRight === groupSize;
+  const rows = rewards.map((r, i) => ({
+    sample: `o${i + 1}`,
+    reward: r,
+    advantage: adv[i],
+    outcome: r === 1 ? RIGHT : WRONG
+  }));
+  const chart = Plot.plot({
+    height: 300,
+    marginLeft: 50,
+    x: {
+      label: "answer in the group, with its reward",
+      domain: rows.map((d) => d.sample),
+      padding: 0.25,
+      tickFormat: (s) => `${s}: r = ${rows.find((d) => d.sample === s).reward}`
+    },
+    y: {label: "advantage A_i", domain: [-2.9, 2.9], grid: true},
+    color: {legend: true, domain: [RIGHT, WRONG], range: ["#2e9e5b", "#d1495b"]},
+    marks: [
+      Plot.barY(rows, {x: "sample", y: "advantage", fill: "outcome"}),
+      Plot.ruleY([0], {stroke: "#333"}),
+      // Plot's dy is a constant, so the labels above and below the axis are two marks.
+      Plot.text(rows.filter((d) => d.advantage >= 0), {x: "sample", y: "advantage", text: (d) => (d.advantage === 0 ? "0" : "+" + d.advantage.toFixed(3)), dy: -9, fontSize: 12}),
+      Plot.text(rows.filter((d) => d.advantage < 0), {x: "sample", y: "advantage", text: (d) => "−" + (-d.advantage).toFixed(3), dy: 9, fontSize: 12})
+    ]
+  });
+  const advList = rows.map(
+    (d, i) => html`<span data-readout=${`adv${i + 1}`} data-value=${d.advantage}></span>`
+  );
+  const verdict = tied
+    ? html`<p style="color:#b35900"><b data-readout="signal" data-value="none">No signal.</b>
+        Every answer earned the same reward, so the std is 0 and every advantage is exactly 0:
+        this group adds nothing to the gradient.</p>`
+    : html`<p><b data-readout="signal" data-value="some">Signal.</b> A right answer gets
+        A = ${adv[rewards.indexOf(1)] >= 0 ? "+" : ""}${adv[rewards.indexOf(1)].toFixed(3)}, a wrong one
+        A = ${adv[rewards.indexOf(0)].toFixed(3)}; the advantages sum to zero.</p>`;
+  return html`<div data-widget="grpo-step">${chart}
+    <p>${numRight} of ${groupSize} right: mean reward
+      <b data-readout="mean" data-value=${mean}>${mean.toFixed(3)}</b>,
+      population std <b data-readout="std" data-value=${std}>${std.toFixed(3)}</b>
+      <span data-readout="right" data-value=${numRight}></span>${advList}</p>
+    ${verdict}
+  </div>`;
+}
