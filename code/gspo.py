@@ -18,9 +18,10 @@ GSPO-token keeps the sequence ratio's value but lets every token carry its own a
 
     s_it = sg[s_i] * pi_theta(y_it) / sg[pi_theta(y_it)]      (sg = stop-gradient = .detach())
 
-Also here: a toy multi-token policy that learns from a verifiable reward, and the demos behind
-the chapter's widgets (the ``v``, ``L v``, ``v / L`` variance law, MoE routing flips, per-token
-vs sequence weights). All randomness goes through an explicit ``torch.Generator``.
+Also here: a toy multi-token policy that learns from a verifiable reward (with GSPO, and with
+GRPO's per-token ratio for comparison: ``grpo_token_step``), and the demos behind the chapter's
+widgets (the ``v``, ``L v``, ``v / L`` variance law, MoE routing flips, per-token vs sequence
+weights). All randomness goes through an explicit ``torch.Generator``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from grpo import (
     _check_tensor,
     clipped_surrogate_terms,
     group_relative_advantages,
+    grpo_surrogate,
     sequence_mean,
     token_ratios,
 )
@@ -51,12 +53,16 @@ __all__ = [
     "GSPO_CLIP_LOW",
     "ToySequencePolicy",
     "demonstrate_gspo",
+    "demonstrate_token_grpo",
+    "grpo_token_step",
     "gspo_step",
     "gspo_surrogate",
     "gspo_token_surrogate",
     "length_variance_demo",
+    "log_ratio_variances",
     "per_token_vs_sequence_weights",
     "routing_flip_demo",
+    "routing_flip_log_ratios",
     "sequence_importance_ratio",
     "sequence_reward",
 ]
@@ -406,9 +412,133 @@ def demonstrate_gspo(
     return history
 
 
+def grpo_token_step(
+    policy: ToySequencePolicy,
+    target: Sequence[int] | Tensor,
+    group_size: int = 48,
+    lr: float = 0.5,
+    clip_eps: float = 0.2,
+    inner_steps: int = 4,
+) -> dict[str, float]:
+    """GRPO's per-token ratio on the same toy as ``gspo_step``: the like-for-like comparison.
+
+    Everything but the ratio is ``gspo_step``'s: the same group, reward, standardised advantage,
+    frozen ``logp_old`` and ``inner_steps`` plain-SGD steps (no KL term, as in ``gspo_step``).
+    The loss is ``grpo.grpo_surrogate`` on the ``(G, T)`` per-token log-probs, so every token
+    carries its own ratio ``rho_it`` and its own clip decision.
+
+    Returns:
+        ``{"mean_reward", "p_correct", "clip_fraction", "loss"}`` as Python floats, where
+        ``clip_fraction`` is the share of (token, inner step) pairs whose gradient the clip zeroed.
+    """
+    if not isinstance(policy, ToySequencePolicy):
+        raise TypeError(f"policy must be a ToySequencePolicy, got {type(policy).__name__}")
+    target_t = _as_target(target, policy.seq_len, policy.vocab_size)
+    group_size = _check_int(group_size, "group_size", 1)
+    inner_steps = _check_int(inner_steps, "inner_steps", 1)
+    lr = _check_real(lr, "lr")
+    if lr <= 0:
+        raise ValueError(f"lr must be > 0, got {lr}")
+    eps = _check_open_unit(clip_eps, "clip_eps")
+
+    seqs = policy.sample_group(group_size)
+    rewards = sequence_reward(seqs, target_t)
+    adv = group_relative_advantages(rewards)
+    logp_old = policy.log_probs_per_token(seqs).detach()
+    adv_tok = adv.unsqueeze(-1)
+
+    clipped = 0
+    loss = torch.zeros(())
+    for _ in range(inner_steps):
+        logp_new = policy.log_probs_per_token(seqs)
+        rho = torch.exp(logp_new.detach() - logp_old)
+        clipped += int(
+            (((rho > 1 + eps) & (adv_tok > 0)) | ((rho < 1 - eps) & (adv_tok < 0))).sum()
+        )
+        loss = grpo_surrogate(logp_new, logp_old, adv, clip_eps=eps)
+        (grad,) = torch.autograd.grad(loss, policy.logits)
+        with torch.no_grad():
+            policy.logits -= lr * grad
+
+    return {
+        "mean_reward": float(rewards.mean()),
+        "p_correct": policy.prob_correct(target_t),
+        "clip_fraction": clipped / (group_size * inner_steps * policy.seq_len),
+        "loss": float(loss.detach()),
+    }
+
+
+def demonstrate_token_grpo(
+    seq_len: int = 4,
+    vocab_size: int = 5,
+    steps: int = 40,
+    group_size: int = 48,
+    lr: float = 0.5,
+    seed: int = 0,
+    verbose: bool = True,
+    target: Sequence[int] | None = None,
+    clip_eps: float = 0.2,
+) -> list[dict[str, float]]:
+    """``demonstrate_gspo``'s run with GRPO's per-token ratio (``grpo_token_step``) instead.
+
+    Same seed, so the first group sampled is the same one ``demonstrate_gspo`` sees.
+
+    Returns:
+        Records ``{"step", "p_correct", "mean_reward", "clip_fraction"}`` as in
+        ``demonstrate_gspo`` (``clip_fraction`` here counts tokens, not sequences).
+    """
+    steps = _check_int(steps, "steps", 0)
+    policy = ToySequencePolicy(seq_len, vocab_size, seed=seed)
+    if target is None:
+        target = [t % vocab_size for t in range(seq_len)]
+    p0 = policy.prob_correct(target)
+    history: list[dict[str, float]] = [
+        {"step": 0, "p_correct": p0, "mean_reward": p0, "clip_fraction": 0.0}
+    ]
+    for step in range(1, steps + 1):
+        stats = grpo_token_step(policy, target, group_size=group_size, lr=lr, clip_eps=clip_eps)
+        history.append(
+            {
+                "step": step,
+                "p_correct": stats["p_correct"],
+                "mean_reward": stats["mean_reward"],
+                "clip_fraction": stats["clip_fraction"],
+            }
+        )
+    if verbose:
+        print(f"{'step':>4}  {'p(correct)':>10}  {'mean reward':>11}  {'clipped':>7}")
+        for rec in history:
+            print(
+                f"{rec['step']:>4}  {rec['p_correct']:>10.3f}  {rec['mean_reward']:>11.3f}  "
+                f"{rec['clip_fraction']:>7.2f}"
+            )
+    return history
+
+
 # --------------------------------------------------------------------------------------------
 # Why the sequence ratio is stable: demos behind the widgets
 # --------------------------------------------------------------------------------------------
+
+
+def log_ratio_variances(v: float, length: int) -> dict[str, float]:
+    """Closed-form variances of three log-weights when per-token log-ratios are i.i.d., var ``v``.
+
+        Var(log w_t)          = v        one token's weight (GRPO): flat in L
+        Var(log prod_t w_t)   = L v      the raw sequence ratio: grows with L
+        Var(log s)            = v / L    GSPO's geometric mean: shrinks with L
+
+    Args:
+        v: per-token log-ratio variance (> 0).
+        length: response length ``L`` (>= 1).
+
+    Returns:
+        ``{"token": v, "product": L v, "seq": v / L}``.
+    """
+    v = _check_real(v, "v")
+    if v <= 0:
+        raise ValueError(f"v must be > 0, got {v}")
+    length = _check_int(length, "length", 1)
+    return {"token": v, "product": length * v, "seq": v / length}
 
 
 def length_variance_demo(
@@ -445,7 +575,7 @@ def length_variance_demo(
     records: list[dict[str, float]] = []
     for length in lengths:
         delta = torch.randn(num_samples, length, generator=gen, dtype=torch.float64) * v**0.5
-        theory = {"token": v, "product": length * v, "seq": v / length}
+        theory = log_ratio_variances(v, length)
         mc = {
             "token": float(delta[:, 0].var()),
             "product": float(delta.sum(dim=1).var()),
@@ -522,6 +652,40 @@ def routing_flip_demo(
             }
         )
     return records
+
+
+def routing_flip_log_ratios(
+    seq_len: int = 256,
+    num_flipped: int = 4,
+    jump: float = 2.0,
+    noise: float = 0.02,
+    seed: int = 0,
+) -> tuple[Tensor, Tensor]:
+    """The per-token log-ratios of ``routing_flip_demo``'s response with ``num_flipped`` flips.
+
+    Same seeded draws as ``routing_flip_demo`` (the noise ``N(0, noise^2)``, then the order in
+    which tokens flip), so ``exp(mean)`` of the result is that demo's ``seq_ratio`` at
+    ``k = num_flipped``. Use it to feed the response to an objective and read the gradients.
+
+    Returns:
+        ``(log_ratio, flipped)``: a ``(seq_len,)`` float64 tensor of ``log pi_new - log pi_old``
+        and a ``(seq_len,)`` bool tensor, True on the flipped tokens.
+    """
+    seq_len = _check_int(seq_len, "seq_len", 1)
+    num_flipped = _check_int(num_flipped, "num_flipped", 0)
+    if num_flipped > seq_len:
+        raise ValueError(f"num_flipped must be <= seq_len ({seq_len}), got {num_flipped}")
+    jump = _check_real(jump, "jump")
+    noise = _check_real(noise, "noise")
+    if noise < 0:
+        raise ValueError(f"noise must be >= 0, got {noise}")
+    gen = torch.Generator().manual_seed(_check_int(seed, "seed", 0))
+    log_ratio = torch.randn(seq_len, generator=gen, dtype=torch.float64) * noise
+    order = torch.randperm(seq_len, generator=gen)
+    flipped = torch.zeros(seq_len, dtype=torch.bool)
+    flipped[order[:num_flipped]] = True
+    log_ratio[flipped] += jump
+    return log_ratio, flipped
 
 
 def per_token_vs_sequence_weights(

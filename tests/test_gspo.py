@@ -16,12 +16,16 @@ from gspo import (
     GSPO_CLIP_LOW,
     ToySequencePolicy,
     demonstrate_gspo,
+    demonstrate_token_grpo,
+    grpo_token_step,
     gspo_step,
     gspo_surrogate,
     gspo_token_surrogate,
     length_variance_demo,
+    log_ratio_variances,
     per_token_vs_sequence_weights,
     routing_flip_demo,
+    routing_flip_log_ratios,
     sequence_importance_ratio,
     sequence_reward,
 )
@@ -381,3 +385,87 @@ def test_demos_leave_global_rng_alone():
     per_token_vs_sequence_weights()
     demonstrate_gspo(steps=2, verbose=False)
     assert torch.equal(torch.random.get_rng_state(), state)
+
+
+# ------------------------------------------------------------------ additions for chapter 6
+
+
+def test_log_ratio_variances_closed_forms():
+    assert log_ratio_variances(0.04, 1) == {"token": 0.04, "product": 0.04, "seq": 0.04}
+    law = log_ratio_variances(0.04, 128)
+    assert law["product"] == pytest.approx(5.12) and law["seq"] == pytest.approx(0.0003125)
+    assert law["product"] / law["seq"] == pytest.approx(128**2)  # the L^2 gap
+    for rec in length_variance_demo(lengths=(1, 3, 128), v=0.07, num_samples=10):
+        law = log_ratio_variances(0.07, rec["length"])
+        assert [rec[f"{k}_theory"] for k in ("token", "product", "seq")] == [
+            law["token"],
+            law["product"],
+            law["seq"],
+        ]
+    with pytest.raises(ValueError, match="v "):
+        log_ratio_variances(-1.0, 4)
+    with pytest.raises(ValueError, match="length"):
+        log_ratio_variances(0.04, 0)
+
+
+def test_token_grpo_step_matches_gspo_on_policy():
+    # On-policy (one inner step) every ratio is 1 and both gradients are A_i / (G |y_i|) per
+    # token, so one step of each lands on exactly the same logits.
+    a, b = ToySequencePolicy(4, 5, seed=3), ToySequencePolicy(4, 5, seed=3)
+    sa = gspo_step(a, [0, 1, 2, 3], inner_steps=1)
+    sb = grpo_token_step(b, [0, 1, 2, 3], inner_steps=1)
+    assert torch.allclose(a.logits, b.logits, atol=1e-7)
+    assert sa["mean_reward"] == sb["mean_reward"]
+    # with more inner steps they part ways (slightly): the ratios are no longer 1
+    a2, b2 = ToySequencePolicy(4, 5, seed=3), ToySequencePolicy(4, 5, seed=3)
+    gspo_step(a2, [0, 1, 2, 3], clip_eps=0.2)
+    grpo_token_step(b2, [0, 1, 2, 3], clip_eps=0.2)
+    assert not torch.allclose(a2.logits, b2.logits, atol=1e-7)
+
+
+def test_demonstrate_token_grpo():
+    state = torch.random.get_rng_state()
+    hist = demonstrate_token_grpo(steps=40, verbose=False)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert len(hist) == 41 and json.loads(json.dumps(hist)) == hist
+    assert hist[0]["p_correct"] == pytest.approx(0.2)
+    # GRPO's token ratio learns this toy as fast as GSPO does (the chapter's honest point)
+    assert f"{hist[-1]['p_correct']:.3f}" == "0.957"
+    gspo_hist = demonstrate_gspo(steps=40, verbose=False, clip_low=0.2, clip_high=0.2)
+    assert abs(hist[-1]["p_correct"] - gspo_hist[-1]["p_correct"]) < 0.01
+    assert all(r["clip_fraction"] == 0.0 for r in hist)  # 0.2 never binds per token either
+    policy = ToySequencePolicy(4, 5, seed=0)
+    for rec in hist[1:4]:
+        assert grpo_token_step(policy, [0, 1, 2, 3])["p_correct"] == rec["p_correct"]
+
+
+def test_token_grpo_step_counts_clipped_tokens_and_rejects_bad_input():
+    policy = ToySequencePolicy(4, 5, seed=0)
+    stats = grpo_token_step(policy, [0, 1, 2, 3], lr=20.0, clip_eps=0.01)
+    assert 0.0 < stats["clip_fraction"] <= 1.0  # a huge step against a tiny clip binds
+    with pytest.raises(ValueError, match="clip_eps"):
+        grpo_token_step(policy, [0, 1, 2, 3], clip_eps=0.0)
+    with pytest.raises(ValueError, match="lr"):
+        grpo_token_step(policy, [0, 1, 2, 3], lr=-1.0)
+    with pytest.raises(ValueError, match="target"):
+        grpo_token_step(policy, [0, 1])
+    with pytest.raises(TypeError, match="policy"):
+        grpo_token_step(ToyReasoningPolicy(5, seed=0), [0, 1, 2, 3])
+
+
+def test_routing_flip_log_ratios_are_the_demos_response():
+    recs = routing_flip_demo(num_flipped=8, jump=3.0)
+    for k in (0, 1, 5, 8):
+        log_ratio, flipped = routing_flip_log_ratios(num_flipped=k, jump=3.0)
+        assert log_ratio.shape == (256,) and log_ratio.dtype == torch.float64
+        assert int(flipped.sum()) == k
+        assert float(torch.exp(log_ratio.mean())) == pytest.approx(recs[k]["seq_ratio"], rel=1e-12)
+        assert float(torch.exp(log_ratio.max())) == pytest.approx(recs[k]["max_token_ratio"])
+        if k:
+            assert bool((log_ratio[flipped] > 2.5).all()) and bool(
+                (log_ratio[~flipped] < 0.5).all()
+            )
+    with pytest.raises(ValueError, match="num_flipped"):
+        routing_flip_log_ratios(seq_len=3, num_flipped=4)
+    with pytest.raises(ValueError, match="noise"):
+        routing_flip_log_ratios(noise=-1.0)
