@@ -57,6 +57,7 @@ __all__ = [
     "check_derivation",
     "evaluates_to_24",
     "load_puzzles",
+    "load_beam_sweep",
     "demo_puzzles",
     "solve_rate_sweep",
     "demonstrate_tree_of_thoughts",
@@ -78,6 +79,7 @@ _OPS = ("+", "*", "-", "/")
 State = tuple[Fraction, ...]
 Evaluator = Callable[[State], float]
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "game24.json"
+BEAM_SWEEP_PATH = DATA_PATH.parent / "beam_sweep.json"
 
 
 # --------------------------------------------------------------------------------------------
@@ -674,6 +676,18 @@ def load_puzzles(path: str | Path | None = None) -> list[dict]:
     ``scripts/make_game24_data.py``): a list of ``{"numbers", "solvable", "solution"}``."""
     with open(DATA_PATH if path is None else Path(path), encoding="utf-8") as fh:
         return json.load(fh)["puzzles"]
+
+
+def load_beam_sweep(path: str | Path | None = None) -> dict:
+    """The recorded beam-width sweep over every solvable puzzle, ``data/beam_sweep.json``.
+
+    Written by ``scripts/make_beam_sweep.py`` (minutes of search, too slow for a chapter):
+    ``{"beam_widths", "error_rates", "salt", "count", "summary", "puzzles"}``, where ``summary``
+    holds :func:`solve_rate_sweep` records over all ``count`` puzzles and ``puzzles[k]["solved"]
+    [i][j]`` is 1 if puzzle k was solved at ``error_rates[i]`` and ``beam_widths[j]``.
+    """
+    with open(BEAM_SWEEP_PATH if path is None else Path(path), encoding="utf-8") as fh:
+        return json.load(fh)
 
 
 def demo_puzzles(n: int = 20, seed: int = 0) -> list[list[int]]:

@@ -665,3 +665,66 @@ def test_bad_evaluator_and_threshold():
         dfs_search([4, 9, 10, 13], None)
     with pytest.raises(TypeError, match="threshold"):
         dfs_search([4, 9, 10, 13], oracle_evaluator, threshold="0.5")
+
+
+# ------------------------------------------------------------------------------------------
+# The recorded beam-width sweep (data/beam_sweep.json, scripts/make_beam_sweep.py)
+# ------------------------------------------------------------------------------------------
+
+
+def _load_sweep_script():
+    path = ROOT / "scripts" / "make_beam_sweep.py"
+    spec = importlib.util.spec_from_file_location("make_beam_sweep", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_beam_sweep_file_is_consistent():
+    sweep = tot.load_beam_sweep()
+    assert sweep["generated_by"] == "scripts/make_beam_sweep.py"
+    assert sweep["count"] == len(sweep["puzzles"]) == 1362
+    solvable = [p["numbers"] for p in load_puzzles() if p["solvable"]]
+    assert [row["numbers"] for row in sweep["puzzles"]] == solvable
+    rates, widths = sweep["error_rates"], sweep["beam_widths"]
+    assert widths == list(range(1, 9)) and rates[0] == 0.0
+    for rec in sweep["summary"]:
+        i, j = rates.index(rec["error_rate"]), widths.index(rec["beam_width"])
+        solved = sum(row["solved"][i][j] for row in sweep["puzzles"])
+        assert rec["solved"] == solved and rec["total"] == 1362
+        assert rec["solve_rate"] == solved / 1362
+        if rec["error_rate"] == 0.0:
+            assert rec["solved"] == 1362  # the oracle ceiling: completeness at every width
+    for rate in rates[1:]:  # on all puzzles, every extra unit of width helps
+        row = [r["solve_rate"] for r in sweep["summary"] if r["error_rate"] == rate]
+        assert all(a < b for a, b in itertools.pairwise(row)), (rate, row)
+    assert tot.load_beam_sweep(tot.BEAM_SWEEP_PATH) == sweep
+
+
+def test_beam_sweep_script_reproduces_the_first_rows():
+    script = _load_sweep_script()
+    short = script.build_sweep(limit=12)
+    recorded = tot.load_beam_sweep()
+    assert short["puzzles"] == recorded["puzzles"][:12]
+    live = solve_rate_sweep(
+        [row["numbers"] for row in short["puzzles"]],
+        script.BEAM_WIDTHS,
+        script.ERROR_RATES,
+        salt=script.SALT,
+    )
+    assert short["summary"] == live  # same records, same order as the module's own sweep
+    json.loads(script.render(short))
+
+
+def test_beam_sweep_script_check_and_write(tmp_path, monkeypatch, capsys):
+    script = _load_sweep_script()
+    short = script.build_sweep(limit=3)
+    monkeypatch.setattr(script, "build_sweep", lambda limit=None: short)
+    out = tmp_path / "beam_sweep.json"
+    out.write_text("{}", encoding="utf-8")
+    assert script.main(["--check", "--out", str(out)]) == 1
+    assert script.main(["--out", str(out)]) == 0
+    assert script.main(["--check", "--out", str(out)]) == 0
+    assert tot.load_beam_sweep(out)["puzzles"] == short["puzzles"]
+    assert script.main(["--limit", "3"]) == 0  # prints a partial sweep, writes nothing
+    assert "b=8" in capsys.readouterr().out
