@@ -1,0 +1,44 @@
+// Dynamic Sampling: the share of groups that are unanimous (all right or all wrong) and so carry
+// exactly zero advantage, p^G + (1-p)^G. The thin curves are Python's
+// (dapo.demonstrate_dynamic_sampling); the bold curve and the readouts are recomputed live by
+// wastedFraction / keptFraction, which mirror dapo.wasted_fraction / dapo.kept_fraction.
+import {keptFraction, wastedFraction} from "./clip_math.js";
+
+export function wastedCurve(G, steps = 200) {
+  return Array.from({length: steps + 1}, (_, k) => {
+    const p = k / steps;
+    return {p, wasted: wastedFraction(p, G)};
+  });
+}
+
+export function dynamicSamplingChart({Plot, html}, pythonCurves, {p, G}) {
+  const sizes = [...new Set(pythonCurves.map((d) => d.group_size))];
+  const thin = pythonCurves.map((d) => ({...d, series: `G = ${d.group_size}`}));
+  const bold = wastedCurve(G);
+  const wasted = wastedFraction(p, G);
+  const kept = keptFraction(p, G);
+  const rollouts = 1 / kept;
+  const atP = sizes.map((g) => ({p, wasted: wastedFraction(p, g), series: `G = ${g}`}));
+  const chart = Plot.plot({
+    height: 330,
+    x: {label: "per-sample accuracy p", domain: [0, 1]},
+    y: {label: "wasted fraction p^G + (1−p)^G", domain: [0, 1], grid: true, percent: false},
+    color: {legend: true, domain: sizes.map((g) => `G = ${g}`), range: ["#4269d0", "#3ca951", "#a463f2", "#ff725c"]},
+    marks: [
+      Plot.ruleX([p], {stroke: "#999", strokeDasharray: "4,3"}),
+      Plot.line(thin, {x: "p", y: "wasted", stroke: "series", strokeWidth: 1.5, strokeOpacity: 0.8}),
+      Plot.line(bold, {x: "p", y: "wasted", stroke: "black", strokeWidth: 2.5}),
+      Plot.dot(atP, {x: "p", y: "wasted", fill: "series", r: 3.5}),
+      Plot.dot([{p, wasted}], {x: "p", y: "wasted", stroke: "black", fill: "white", r: 6, strokeWidth: 2}),
+      Plot.text([{p, wasted}], {x: "p", y: "wasted", text: () => `G = ${G}`, dx: 10, dy: -10, textAnchor: "start", fontWeight: "bold"})
+    ]
+  });
+  return html`<div data-widget="dynamic-sampling">${chart}
+    <p style="font-size:0.9em">Coloured: Python's curves. Black: the group size you picked, computed in your browser.</p>
+    <p>At p = ${p.toFixed(2)} with G = ${G}: a group is unanimous (zero gradient)
+      <b data-readout="wasted" data-value=${wasted}>${(100 * wasted).toFixed(1)}%</b> of the time and
+      useful <b data-readout="kept" data-value=${kept}>${(100 * kept).toFixed(1)}%</b> of the time, so
+      Dynamic Sampling draws on average <b data-readout="rollouts" data-value=${rollouts}>${rollouts.toFixed(2)}</b>
+      groups for each one it keeps.</p>
+  </div>`;
+}
