@@ -11,10 +11,15 @@ The search (Yao et al., 2023) is: propose every next thought, score each resulti
 *evaluator* V(state) in [0, 1], keep the best few (BFS with a beam of width b) or go deep and
 backtrack when V falls below a threshold (DFS). Chain-of-thought is the b = 1 special case.
 
-The exact oracle :func:`state_is_solvable` is a perfect evaluator -- it answers by running the
-whole search internally. :func:`noisy_evaluator` models a real (LLM) judge by giving up,
-deterministically, on a fraction of winnable states: its false negatives are what a wider beam
-buys robustness against.
+The exact oracle :func:`state_is_solvable` is a perfect evaluator -- it answers by trying,
+exhaustively, every way the remaining numbers can still be combined. :func:`noisy_evaluator`
+models a real (LLM) judge by giving up, deterministically, on a fraction of winnable states: its
+false negatives are what a wider beam buys robustness against.
+
+Inside, a number is an exact integer pair ``(numerator, denominator)`` in lowest terms (what a
+Fraction keeps, without its per-operation cost), and every state's thoughts, oracle verdict and
+judge scores are memoised: the searches meet the same states again and again.
+:func:`clear_caches` forgets all of it (answers never change, only speed).
 
 Derivations are plain text, ``"9 - 13 = -4; 4 - 10 = -6; -6 * -4 = 24"``, and are checked by
 a small hand-written parser (:func:`parse_step`, :func:`check_derivation`) -- never ``eval``.
@@ -23,10 +28,11 @@ a small hand-written parser (:func:`parse_step`, :func:`check_derivation`) -- ne
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -61,6 +67,7 @@ __all__ = [
     "demo_puzzles",
     "solve_rate_sweep",
     "demonstrate_tree_of_thoughts",
+    "clear_caches",
 ]
 
 TARGET = Fraction(24)
@@ -80,6 +87,21 @@ State = tuple[Fraction, ...]
 Evaluator = Callable[[State], float]
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "game24.json"
 BEAM_SWEEP_PATH = DATA_PATH.parent / "beam_sweep.json"
+
+Num = tuple[int, int]
+"""An exact number inside the module: ``(n, d)`` is n/d in lowest terms with d > 0."""
+Key = tuple[Num, ...]
+"""A canonical state inside the module: its numbers as :data:`Num` s, sorted by value."""
+_WIN: Key = ((24, 1),)
+
+_MEMOS: list = []  # every memo table in the module, for clear_caches()
+
+
+def _memo(fn: Callable) -> Callable:
+    """``functools.cache``, registered so that :func:`clear_caches` can empty it."""
+    memo = cache(fn)
+    _MEMOS.append(memo)
+    return memo
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,9 +145,27 @@ def puzzle_state(numbers: Sequence[int]) -> State:
     return _to_state(numbers)
 
 
-def _fmt(x: Fraction) -> str:
-    """``Fraction(8, 3) -> '8/3'``, ``Fraction(-4) -> '-4'``."""
-    return str(x)
+def _key(state: State) -> Key:
+    """A canonical state as exact integer pairs: ``(8/3, 13) -> ((8, 3), (13, 1))``."""
+    return tuple((x.numerator, x.denominator) for x in state)
+
+
+@_memo
+def _state_of(key: Key) -> State:
+    """The public form of a state key: the sorted tuple of Fractions."""
+    return tuple(Fraction(n, d) for n, d in key)
+
+
+def _fmt(x: Num) -> str:
+    """``(8, 3) -> '8/3'``, ``(-4, 1) -> '-4'``: exactly ``str(Fraction(n, d))``."""
+    n, d = x
+    return str(n) if d == 1 else f"{n}/{d}"
+
+
+def _num(n: int, d: int) -> Num:
+    """The number n/d (d != 0) in lowest terms with d > 0, the form a Fraction keeps."""
+    g = math.gcd(n, d)
+    return (n // g, d // g) if d > 0 else (-n // g, -d // g)
 
 
 @dataclass(frozen=True)
@@ -136,32 +176,66 @@ class Step:
     state: State
 
 
-def _combine(a: Fraction, b: Fraction) -> list[tuple[Fraction, str, Fraction, Fraction]]:
+def _combine(a: Num, b: Num) -> list[tuple[Num, str, Num, Num]]:
     """The six moves on a pair, in the book's order: a+b, a*b, a-b, b-a, a/b, b/a.
 
-    Each move is ``(left, op, right, result)``; a division by zero is skipped.
+    Each move is ``(left, op, right, result)``; a division by zero is skipped. With a = p/q and
+    b = r/s: a + b = (ps + rq)/qs, a - b = (ps - rq)/qs, a * b = pr/qs, a / b = ps/qr.
     """
-    moves = [(a, "+", b, a + b), (a, "*", b, a * b), (a, "-", b, a - b), (b, "-", a, b - a)]
-    if b != 0:
-        moves.append((a, "/", b, a / b))
-    if a != 0:
-        moves.append((b, "/", a, b / a))
+    (p, q), (r, s) = a, b
+    ps, rq, qs = p * s, r * q, q * s
+    moves = [
+        (a, "+", b, _num(ps + rq, qs)),
+        (a, "*", b, _num(p * r, qs)),
+        (a, "-", b, _num(ps - rq, qs)),
+        (b, "-", a, _num(rq - ps, qs)),
+    ]
+    if r != 0:
+        moves.append((a, "/", b, _num(ps, q * r)))
+    if p != 0:
+        moves.append((b, "/", a, _num(rq, s * p)))
     return moves
 
 
-def _moves(state: State) -> list[tuple[Fraction, str, Fraction, Fraction, State]]:
-    """Every legal move from ``state``: for each pair i < j (state order), the six combinations.
+def _insert(rest: Key, x: Num) -> Key:
+    """``rest`` (sorted by value) with ``x`` added in value order: a canonical state key.
 
-    Returns ``(left, op, right, result, new_state)`` with ``new_state`` sorted.
+    p/q < r/s exactly when ps < rq, because both denominators are positive.
+    """
+    n, d = x
+    i = 0
+    while i < len(rest) and rest[i][0] * d < n * rest[i][1]:
+        i += 1
+    return rest[:i] + (x,) + rest[i:]
+
+
+@_memo
+def _thoughts(key: Key) -> tuple[tuple[str, Key], ...]:
+    """Every legal move from a state, as ``(expr, child key)``, in :func:`propose_steps` order.
+
+    Memoised: the searches visit the same states over and over, so each state's thoughts are
+    worked out (and formatted) once.
     """
     out = []
-    n = len(state)
-    for i in range(n):
-        for j in range(i + 1, n):
-            rest = state[:i] + state[i + 1 : j] + state[j + 1 :]
-            for left, op, right, value in _combine(state[i], state[j]):
-                out.append((left, op, right, value, tuple(sorted(rest + (value,)))))
-    return out
+    for i, j in itertools.combinations(range(len(key)), 2):
+        rest = key[:i] + key[i + 1 : j] + key[j + 1 :]
+        for left, op, right, value in _combine(key[i], key[j]):
+            out.append((f"{_fmt(left)} {op} {_fmt(right)} = {_fmt(value)}", _insert(rest, value)))
+    return tuple(out)
+
+
+@_memo
+def _origins(key: Key) -> dict[Key, tuple[Key, str]]:
+    """``child -> (key, expr)``: each distinct child state, where it came from and by which
+    thought. A child keeps the position of its first proposal and the expr of its latest (the
+    beam's merge rule, which ``dict`` insertion gives for free). Shared: never mutate it."""
+    return {child: (key, expr) for expr, child in _thoughts(key)}
+
+
+@_memo
+def _steps(key: Key) -> tuple[Step, ...]:
+    """The thoughts of a state as :class:`Step` s (a tuple, so the memo cannot be mutated)."""
+    return tuple(Step(expr, _state_of(child)) for expr, child in _thoughts(key))
 
 
 def propose_steps(state: Sequence[int | Fraction]) -> list[Step]:
@@ -171,11 +245,7 @@ def propose_steps(state: Sequence[int | Fraction]) -> list[Step]:
     ``a + b``, ``a * b``, ``a - b``, ``b - a``, ``a / b``, ``b / a`` (divisions by zero skipped).
     A 4-number state with no zeros therefore has 6 pairs x 6 = 36 thoughts.
     """
-    canon = _to_state(state, "state")
-    return [
-        Step(f"{_fmt(left)} {op} {_fmt(right)} = {_fmt(value)}", new_state)
-        for left, op, right, value, new_state in _moves(canon)
-    ]
+    return list(_steps(_key(_to_state(state, "state"))))
 
 
 def apply_step(state: Sequence[int | Fraction], step: str) -> State:
@@ -190,40 +260,123 @@ def apply_step(state: Sequence[int | Fraction], step: str) -> State:
         raise ValueError(f"step arithmetic is wrong: {step!r}")
     for operand in (parsed.left, parsed.right):
         if operand not in canon:
-            raise ValueError(f"step uses {_fmt(operand)}, which is not available in the state")
+            raise ValueError(f"step uses {operand}, which is not available in the state")
         canon.remove(operand)
     return tuple(sorted([*canon, parsed.result]))
 
 
 # --------------------------------------------------------------------------------------------
 # The oracle and the evaluators
+#
+# A sequence of thoughts builds an expression over the state's numbers, each used once, and
+# every such expression is some sequence of thoughts. So 24 is reachable iff some cut of the
+# numbers into two parts has a value a of one part and b of the other with a op b = 24, that
+# is, b is one of a's six *partners*. Checking cuts against memoised value sets (there are only
+# 455 triples of 1..13) is far cheaper than walking the 36 x 18 x 6 tree of thoughts, and
+# decides exactly the same thing.
 # --------------------------------------------------------------------------------------------
 
 
-@cache  # functools.cache == lru_cache(maxsize=None), keyed on the canonical state
-def _solvable(state: State) -> bool:
-    """Exhaustive, memoised: can the canonical ``state`` still reach exactly 24?"""
-    if len(state) == 1:
-        return state[0] == TARGET
-    return any(_solvable(move[4]) for move in _moves(state))
+def _cuts(key: Key) -> Iterator[tuple[Key, Key]]:
+    """Every way to cut the numbers in two, the smaller part first. An even cut keeps ``key[0]``
+    in the first part, so that no cut is listed twice. Parts keep the key's (value) order."""
+    n = len(key)
+    for size in range(1, n // 2 + 1):
+        for part in itertools.combinations(range(n), size):
+            if 2 * size < n or part[0] == 0:
+                rest = tuple(key[i] for i in range(n) if i not in part)
+                yield tuple(key[i] for i in part), rest
+
+
+@_memo
+def _values(key: Key) -> frozenset[Num]:
+    """Every value an expression over the numbers of ``key`` (each used once) can take."""
+    if len(key) == 1:
+        return frozenset(key)
+    return frozenset(
+        move[3]
+        for part, rest in _cuts(key)
+        for a in _values(part)
+        for b in _values(rest)
+        for move in _combine(a, b)
+    )
+
+
+@_memo
+def _partners(x: Num) -> frozenset[Num]:
+    """The numbers v for which a move on (x, v) gives exactly 24.
+
+    From x + v, x - v and v - x: 24 - x, x - 24, 24 + x; from x * v, x / v and v / x (none of
+    them can be 24 when x = 0): 24 / x, x / 24 and 24 x.
+    """
+    n, d = x
+    out = {_num(24 * d - n, d), _num(n - 24 * d, d), _num(24 * d + n, d)}
+    if n != 0:
+        out.update((_num(24 * d, n), _num(n, 24 * d), _num(24 * n, d)))
+    return frozenset(out)
+
+
+@_memo  # keyed on the canonical state
+def _reaches_24(key: Key) -> bool:
+    """Can the state ``key`` still reach exactly 24? Exhaustive (over cuts), memoised."""
+    if len(key) == 1:
+        return key == _WIN
+    return any(
+        not _partners(a).isdisjoint(_values(rest))
+        for part, rest in _cuts(key)
+        for a in _values(part)
+    )
 
 
 def state_is_solvable(state: Sequence[int | Fraction]) -> bool:
     """The exact oracle on any Game-of-24 state (1 to 4 ints/Fractions): is 24 still reachable?"""
-    return _solvable(_to_state(state, "state"))
+    return _reaches_24(_key(_to_state(state, "state")))
 
 
 def is_solvable(numbers: Sequence[int]) -> bool:
     """Is the puzzle ``numbers`` (four integers in 1..13) solvable? Exhaustive and memoised."""
-    return _solvable(puzzle_state(numbers))
+    return _reaches_24(_key(puzzle_state(numbers)))
+
+
+class _Verdicts(dict):
+    """A judge's memo, ``state key -> score``, filled on first lookup.
+
+    The search holds the table and scores a state it built itself with one dict lookup, with no
+    re-validation; callers from outside go through the judge, which validates first.
+    """
+
+    def __init__(self, judge: Callable[[Key], float]) -> None:
+        super().__init__()
+        self.judge = judge
+        _MEMOS.append(self)
+
+    def __missing__(self, key: Key) -> float:
+        self[key] = score = self.judge(key)
+        return score
+
+    def cache_clear(self) -> None:
+        self.clear()
+
+
+_ORACLE_VERDICTS = _Verdicts(lambda key: 1.0 if _reaches_24(key) else 0.0)
+_NOISY_VERDICTS: dict[tuple[float, int], _Verdicts] = {}  # (error_rate, salt) -> its table
 
 
 def oracle_evaluator(state: Sequence[int | Fraction]) -> float:
     """The perfect state evaluator: 1.0 if 24 is still reachable from ``state``, else 0.0.
 
-    An exhaustive look-ahead (it runs the whole remaining search), memoised per state.
+    An exhaustive look-ahead (every way the remaining numbers combine), memoised per state.
     """
-    return 1.0 if state_is_solvable(state) else 0.0
+    return _ORACLE_VERDICTS[_key(_to_state(state, "state"))]
+
+
+def _own_judge(evaluate: Callable, verdicts: _Verdicts) -> None:
+    """Mark ``evaluate`` as a judge of this module whose scores are ``verdicts``: the search
+    then looks states up there instead of calling it (see :func:`_judge`)."""
+    evaluate._own_verdicts = (evaluate, verdicts)
+
+
+_own_judge(oracle_evaluator, _ORACLE_VERDICTS)
 
 
 def stable_unit(key: str) -> float:
@@ -238,9 +391,17 @@ def stable_unit(key: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2.0**64
 
 
-def _unit_hash(state: State, salt: int) -> float:
+@_memo  # one hash per (state, salt), shared by every error rate
+def _unit_hash(key: Key, salt: int) -> float:
     """:func:`stable_unit` of the canonical state and ``salt``."""
-    return stable_unit(f"{salt}|" + ",".join(_fmt(x) for x in state))
+    return stable_unit(f"{salt}|" + ",".join(_fmt(x) for x in key))
+
+
+def _noisy_verdict(key: Key, rate: float, salt: int) -> float:
+    """The oracle, except that a winnable state whose hash falls below ``rate`` is given up."""
+    if not _reaches_24(key):
+        return 0.0
+    return 0.0 if _unit_hash(key, salt) < rate else 1.0
 
 
 def noisy_evaluator(error_rate: float, salt: int = 0) -> Evaluator:
@@ -258,15 +419,27 @@ def noisy_evaluator(error_rate: float, salt: int = 0) -> Evaluator:
     if isinstance(salt, bool) or not isinstance(salt, int):
         raise TypeError(f"salt must be an int, got {salt!r}")
     rate = float(error_rate)
+    verdicts = _NOISY_VERDICTS.get((rate, salt))
+    if verdicts is None:  # one table per (rate, salt), shared by every judge made with them
+        verdicts = _Verdicts(lambda key: _noisy_verdict(key, rate, salt))
+        _NOISY_VERDICTS[(rate, salt)] = verdicts
 
     def evaluate(state: Sequence[int | Fraction]) -> float:
-        canon = _to_state(state, "state")
-        if not _solvable(canon):
-            return 0.0
-        return 0.0 if _unit_hash(canon, salt) < rate else 1.0
+        return verdicts[_key(_to_state(state, "state"))]
 
     evaluate.__name__ = f"noisy_evaluator_{rate}_{salt}"
+    _own_judge(evaluate, verdicts)
     return evaluate
+
+
+def clear_caches() -> None:
+    """Forget everything memoised -- thoughts, oracle verdicts, hashes, the judges' tables.
+
+    Answers never depend on the caches, only speed does; the benchmark calls this to time a cold
+    start.
+    """
+    for memo in _MEMOS:
+        memo.cache_clear()
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,10 +483,18 @@ def _as_score(value: object) -> float:
     return float(value)
 
 
-def _score_all(evaluator: Callable, states: list[State], batch: bool) -> list[float]:
-    """Score the candidate states: one call per state, or one call on the whole list."""
-    if not batch:
-        return [_as_score(evaluator(s)) for s in states]
+def _judge(evaluator: Callable) -> Callable[[Key], float]:
+    """How the search scores one state it built: the module's own judges look the verdict up in
+    their table (the very score a call would return, without re-validating the state); any other
+    evaluator is called on the Fraction state and its answer checked."""
+    own = getattr(evaluator, "_own_verdicts", None)
+    if type(own) is tuple and own[0] is evaluator:  # not a wrapper that copied the attribute
+        return own[1].__getitem__
+    return lambda key: _as_score(evaluator(_state_of(key)))
+
+
+def _score_batch(evaluator: Callable, states: list[State]) -> list[float]:
+    """Score a whole level with one call on the list of states (``batch=True``)."""
     scores = list(evaluator(list(states)))
     if len(scores) != len(states):
         raise ValueError(
@@ -324,68 +505,87 @@ def _score_all(evaluator: Callable, states: list[State], batch: bool) -> list[fl
 
 
 @dataclass
-class _Node:
-    id: int
-    parent: int | None
-    step: Step | None
-    state: State
-    path: tuple[Step, ...]
-    score: float | None = None
-    kept: bool = False
+class _Level:
+    """One judged level of the beam search."""
+
+    origin: dict[Key, tuple[Key, str]]
+    """Each distinct child state -> (beam state, thought) that made it, in child order."""
+    scores: list[float]
+    """The evaluator's score of each child, in the same order."""
+    beam: list[Key]
+    """The children carried forward, best first."""
+
+
+def _top(scores: list[float], width: int) -> list[int]:
+    """Positions of the ``width`` best scores: a *stable* sort, descending, so ties keep proposal
+    order. This tie-breaking is the book's: it is what prints ``9 - 13 = -4; 4 - 10 = -6;
+    -6 * -4 = 24`` for (4, 9, 10, 13) with a beam of 5."""
+    return sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:width]
 
 
 def _beam_search(
-    numbers: Sequence[int], beam_width: int, evaluator: Callable, batch: bool
-) -> tuple[Solution | None, list[list[_Node]]]:
-    """The BFS core shared by :func:`bfs_search` and :func:`bfs_trace`.
+    start: Key, beam_widths: Sequence[int], evaluator: Callable, batch: bool
+) -> Iterator[tuple[int, list[_Level], int]]:
+    """The two judged levels of the BFS, for each of the ascending ``beam_widths`` in turn.
 
-    Levels 1 and 2 (the beam levels): expand every beam state (beam order, then proposal order).
-    Children that reach the *same* state are merged -- with ``merged[state] = child``, so a state
-    keeps the position of its first proposal but the path of its latest one. Score each distinct
-    state, sort by score descending with a *stable* sort (ties keep that order) and keep the top
-    ``beam_width``. This tie-breaking is the book's: it is what prints
-    ``9 - 13 = -4; 4 - 10 = -6; -6 * -4 = 24`` for (4, 9, 10, 13) with a beam of 5.
+    Level 1 holds the distinct children of the start; level 2 those of level 1's beam (beam
+    order, then proposal order). Children that reach the *same* state are merged: a state keeps
+    the position of its first proposal but the path of its latest one (``dict.update`` does
+    exactly that). Each level scores its distinct states and keeps the top ``b`` (:func:`_top`).
 
-    Level 3 (one number left): nothing is judged -- 24 is checked exactly, and the first child
-    in proposal order equal to 24 is the solution (its recorded score is that exact check).
+    A wider beam only appends states to level 1's beam, so for each further width level 2 is
+    extended rather than redone, and every child is scored once however many widths are asked
+    for (:func:`solve_rate_sweep` asks for all of them). Yields ``(b, levels, evaluator calls)``;
+    the levels are updated in place for the next width. With ``batch=True`` ask for one width.
     """
-    start = puzzle_state(numbers)
-    _check_beam_width(beam_width)
-    _check_evaluator(evaluator)
-    root = _Node(0, None, None, start, (), None, True)
-    levels: list[list[_Node]] = [[root]]
-    beam = [root]
-    next_id = 1
-    calls = 0
-    for depth in range(1, len(start)):
-        last = depth == len(start) - 1
-        proposals = [(parent, step) for parent in beam for step in propose_steps(parent.state)]
-        if not last:
-            merged: dict[State, tuple[_Node, Step]] = {}
-            for parent, step in proposals:
-                merged[step.state] = (parent, step)  # first position, latest path
-            proposals = list(merged.values())
-        children = []
-        for parent, step in proposals:
-            children.append(_Node(next_id, parent.id, step, step.state, parent.path + (step,)))
-            next_id += 1
-        levels.append(children)
-        if last:
-            for child in children:
-                child.score = 1.0 if child.state == (TARGET,) else 0.0
-            winner = next((c for c in children if c.score == 1.0), None)
-            if winner is None:
-                return None, levels
-            winner.kept = True
-            return Solution(tuple(int(x) for x in start), list(winner.path), calls), levels
-        scores = _score_all(evaluator, [c.state for c in children], batch)
-        calls += 1 if batch else len(children)
-        for child, score in zip(children, scores, strict=True):
-            child.score = score
-        beam = sorted(children, key=lambda c: -c.score)[:beam_width]  # stable sort
-        for child in beam:
-            child.kept = True
-    return None, levels  # pragma: no cover - the loop always returns at the last level
+    judge = _judge(evaluator)
+
+    def score(children: list[Key]) -> list[float]:
+        if batch:
+            return _score_batch(evaluator, [_state_of(c) for c in children])
+        return list(map(judge, children))
+
+    one = _Level(_origins(start), [], [])  # the memo's own dict: read, never updated
+    children = list(one.origin)
+    one.scores = score(children)
+    ranked = [children[i] for i in _top(one.scores, len(children))]
+    two = _Level({}, [], [])
+    for b in beam_widths:
+        for state in ranked[len(one.beam) : b]:  # the states this width adds to level 1's beam
+            two.origin.update(_origins(state))
+        one.beam = ranked[:b]
+        children = list(two.origin)
+        two.scores += score(children[len(two.scores) :])
+        two.beam = [children[i] for i in _top(two.scores, b)]
+        calls = 2 if batch else len(one.scores) + len(two.scores)
+        yield b, [one, two], calls
+
+
+def _path(levels: list[_Level], state: Key) -> list[Step]:
+    """The thoughts by which the beam search reached ``state``, a child of its last level."""
+    steps = []
+    for level in reversed(levels):
+        parent, expr = level.origin[state]
+        steps.append(Step(expr, _state_of(state)))
+        state = parent
+    return steps[::-1]
+
+
+@_memo
+def _first_win(key: Key) -> str | None:
+    """The expr of the first thought (in proposal order) from ``key`` that leaves exactly 24."""
+    return next((expr for expr, child in _thoughts(key) if child == _WIN), None)
+
+
+def _solution(start: State, levels: list[_Level], calls: int) -> Solution | None:
+    """The last level of the BFS (one number left): nothing is judged -- 24 is checked exactly,
+    and the first child in proposal order (beam order, then thought order) equal to 24 wins."""
+    for state in levels[-1].beam:
+        expr = _first_win(state)
+        if expr is not None:
+            steps = [*_path(levels, state), Step(expr, _state_of(_WIN))]
+            return Solution(tuple(int(x) for x in start), steps, calls)
+    return None
 
 
 def bfs_search(
@@ -407,8 +607,11 @@ def bfs_search(
     instead called once per level with the *list* of child states and must return a list of
     scores -- for evaluators that compare states against each other (e.g. a vote).
     """
-    solution, _ = _beam_search(numbers, beam_width, evaluator, batch)
-    return solution
+    start = puzzle_state(numbers)
+    _check_beam_width(beam_width)
+    _check_evaluator(evaluator)
+    _, levels, calls = next(_beam_search(_key(start), [beam_width], evaluator, batch))
+    return _solution(start, levels, calls)
 
 
 def chain_of_thought(
@@ -416,6 +619,29 @@ def chain_of_thought(
 ) -> Solution | None:
     """Chain-of-thought as search: a greedy chain, i.e. :func:`bfs_search` with beam width 1."""
     return bfs_search(numbers, 1, evaluator, batch=batch)
+
+
+def _trace_rows(start: Key, levels: list[_Level]) -> list[list[tuple]]:
+    """Every node of a beam search, level by level: ``(parent, expr, state, score, kept)``.
+
+    The judged levels list their distinct children; the last level lists every thought of the
+    final beam (nothing merged), scored by the exact check, and keeps only the first 24.
+    """
+    rows: list[list[tuple]] = [[(None, "", start, None, True)]]
+    for level in levels:
+        kept = set(level.beam)
+        rows.append(
+            [
+                (p, expr, child, score, child in kept)
+                for (child, (p, expr)), score in zip(
+                    level.origin.items(), level.scores, strict=True
+                )
+            ]
+        )
+    last = [(p, expr, child) for p in levels[-1].beam for expr, child in _thoughts(p)]
+    win = next((k for k, row in enumerate(last) if row[2] == _WIN), None)
+    rows.append([(*row, float(row[2] == _WIN), k == win) for k, row in enumerate(last)])
+    return rows
 
 
 def bfs_trace(
@@ -435,34 +661,43 @@ def bfs_trace(
     ``solved`` -- the node's state is exactly (24,); ``on_path`` -- on the returned derivation.
     Levels 1 and 2 list distinct states only (duplicates merged as in :func:`bfs_search`).
     """
-    solution, levels = _beam_search(numbers, beam_width, evaluator, batch)
-    on_path: set[int] = set()
-    if solution is not None:
-        by_id = {node.id: node for level in levels for node in level}
-        node = next(n for n in levels[-1] if n.kept)
-        while node is not None:
-            on_path.add(node.id)
-            node = by_id.get(node.parent) if node.parent is not None else None
+    start = puzzle_state(numbers)
+    _check_beam_width(beam_width)
+    _check_evaluator(evaluator)
+    _, levels, calls = next(_beam_search(_key(start), [beam_width], evaluator, batch))
+    solution = _solution(start, levels, calls)
+    nodes: list[list[dict]] = []
+    next_id = 0
+    above: dict[Key, int] = {}  # state -> node id, in the level above (its states are distinct)
+    for rows in _trace_rows(_key(start), levels):
+        here: dict[Key, int] = {}
+        nodes.append([])
+        for parent, expr, state, score, kept in rows:
+            nodes[-1].append(
+                {
+                    "id": next_id,
+                    "parent": None if parent is None else above[parent],
+                    "expr": expr,
+                    "state": [_fmt(x) for x in state],
+                    "score": None if score is None else float(score),
+                    "kept": bool(kept),
+                    "solved": state == _WIN,
+                    "on_path": False,
+                }
+            )
+            here.setdefault(state, next_id)
+            next_id += 1
+        above = here
+    by_id = {node["id"]: node for level in nodes for node in level}
+    node = next((n for n in nodes[-1] if n["kept"]), None)
+    while node is not None:  # from the winner back to the root
+        node["on_path"] = True
+        node = None if node["parent"] is None else by_id[node["parent"]]
     return {
-        "numbers": [int(x) for x in levels[0][0].state],
+        "numbers": [int(x) for x in start],
         "beam_width": beam_width,
         "solution": None if solution is None else solution.expr,
-        "levels": [
-            [
-                {
-                    "id": node.id,
-                    "parent": node.parent,
-                    "expr": "" if node.step is None else node.step.expr,
-                    "state": [_fmt(x) for x in node.state],
-                    "score": None if node.score is None else float(node.score),
-                    "kept": bool(node.kept),
-                    "solved": node.state == (TARGET,),
-                    "on_path": node.id in on_path,
-                }
-                for node in level
-            ]
-            for level in levels
-        ],
+        "levels": nodes,
     }
 
 
@@ -479,26 +714,27 @@ def dfs_search(
     _check_evaluator(evaluator)
     if isinstance(threshold, bool) or not isinstance(threshold, Real):
         raise TypeError(f"threshold must be a number, got {threshold!r}")
+    judge = _judge(evaluator)
     calls = 0
 
-    def visit(state: State, path: tuple[Step, ...]) -> tuple[Step, ...] | None:
+    def visit(state: Key) -> list[Step] | None:
         nonlocal calls
-        for step in propose_steps(state):
-            if len(step.state) == 1:
-                if step.state[0] == TARGET:
-                    return path + (step,)
+        for expr, child in _thoughts(state):
+            if len(child) == 1:
+                if child == _WIN:
+                    return [Step(expr, _state_of(child))]
                 continue
             calls += 1
-            if _as_score(evaluator(step.state)) >= threshold:
-                found = visit(step.state, path + (step,))
+            if judge(child) >= threshold:
+                found = visit(child)
                 if found is not None:
-                    return found
+                    return [Step(expr, _state_of(child)), *found]
         return None
 
-    path = visit(start, ())
+    path = visit(_key(start))
     if path is None:
         return None
-    return Solution(tuple(int(x) for x in start), list(path), calls)
+    return Solution(tuple(int(x) for x in start), path, calls)
 
 
 def solve(numbers: Sequence[int]) -> Solution | None:
@@ -681,7 +917,7 @@ def load_puzzles(path: str | Path | None = None) -> list[dict]:
 def load_beam_sweep(path: str | Path | None = None) -> dict:
     """The recorded beam-width sweep over every solvable puzzle, ``data/beam_sweep.json``.
 
-    Written by ``scripts/make_beam_sweep.py`` (minutes of search, too slow for a chapter):
+    Written by ``scripts/make_beam_sweep.py`` (54,480 searches, too slow for a chapter):
     ``{"beam_widths", "error_rates", "salt", "count", "summary", "puzzles"}``, where ``summary``
     holds :func:`solve_rate_sweep` records over all ``count`` puzzles and ``puzzles[k]["solved"]
     [i][j]`` is 1 if puzzle k was solved at ``error_rates[i]`` and ``beam_widths[j]``.
@@ -713,28 +949,34 @@ def solve_rate_sweep(
     ``error_rate`` 0.0 is the oracle (the ceiling); otherwise the judge is
     ``noisy_evaluator(error_rate, salt)``. Returns records
     ``{"beam_width", "error_rate", "solve_rate", "solved", "total"}``; every returned solution is
-    also checked with :func:`check_derivation`.
+    also checked with :func:`check_derivation`. A puzzle's searches at the different widths share
+    their work (:func:`_beam_search`) but count exactly what separate searches would.
     """
     puzzles = [list(p) for p in puzzles]
     if not puzzles:
         raise ValueError("puzzles must not be empty")
-    for p in puzzles:
-        puzzle_state(p)
+    starts = [puzzle_state(p) for p in puzzles]  # validated once, not once per search
+    checked: dict[tuple[int, str], bool] = {}  # a derivation found at many widths: parse it once
     records = []
     for rate in error_rates:
         judge = oracle_evaluator if rate == 0 else noisy_evaluator(rate, salt)
+        widths = sorted({_check_beam_width(b) for b in beam_widths})
+        solved = dict.fromkeys(widths, 0)
+        for k, start in enumerate(starts):
+            for b, levels, calls in _beam_search(_key(start), widths, judge, batch=False):
+                sol = _solution(start, levels, calls)
+                if sol is None:
+                    continue
+                if (k, sol.expr) not in checked:
+                    checked[(k, sol.expr)] = check_derivation(sol.expr, puzzles[k])
+                solved[b] += checked[(k, sol.expr)]
         for b in beam_widths:
-            solved = 0
-            for p in puzzles:
-                sol = bfs_search(p, b, judge)
-                if sol is not None and check_derivation(sol.expr, p):
-                    solved += 1
             records.append(
                 {
                     "beam_width": int(b),
                     "error_rate": float(rate),
-                    "solve_rate": solved / len(puzzles),
-                    "solved": solved,
+                    "solve_rate": solved[b] / len(puzzles),
+                    "solved": solved[b],
                     "total": len(puzzles),
                 }
             )

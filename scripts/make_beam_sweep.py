@@ -4,8 +4,8 @@ For each of the 1362 solvable puzzles in data/game24.json, run ``tree_of_thought
 at every beam width 1..8 under the exact oracle (error rate 0) and under
 ``noisy_evaluator(rate, salt=0)`` for rates 0.3, 0.5, 0.7 and 0.9, and record which searches
 returned a checked derivation. The per-puzzle rows come from ``solve_rate_sweep([puzzle], ...)``
-(the module's own sweep, one puzzle at a time); the summary adds them up. The whole run takes a
-few minutes on one core, which is why the chapter reads this file instead of recomputing it.
+(the module's own sweep, one puzzle at a time); the summary adds them up. The chapter reads this
+file rather than recomputing 54,480 searches on every render.
 
     python scripts/make_beam_sweep.py              # writes data/beam_sweep.json
     python scripts/make_beam_sweep.py --check      # exit 1 if the file is stale
