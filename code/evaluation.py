@@ -29,6 +29,7 @@ __all__ = [
     "derail_probability",
     "make_toy_benchmark",
     "sample_answers",
+    "bootstrap_interval",
     "benchmark_curves",
 ]
 
@@ -317,7 +318,9 @@ def _cons_at_k_per_problem(answers: np.ndarray, k: int, num_labels: int, rng) ->
     return scores / repeats
 
 
-def _bootstrap(per_problem: np.ndarray, rng, num_bootstrap: int) -> tuple[float, float]:
+def bootstrap_interval(
+    per_problem: np.ndarray, rng: np.random.Generator, num_bootstrap: int
+) -> tuple[float, float]:
     """95% percentile interval of the benchmark mean, resampling problems with replacement."""
     idx = rng.integers(0, len(per_problem), size=(num_bootstrap, len(per_problem)))
     lo, hi = np.percentile(per_problem[idx].mean(axis=1), [2.5, 97.5])
@@ -353,7 +356,7 @@ def benchmark_curves(
                 "cons@k": _cons_at_k_per_problem(answers, k, num_labels, rng),
             }
             for metric, values in per_problem.items():
-                lo, hi = _bootstrap(values, rng, num_bootstrap)
+                lo, hi = bootstrap_interval(values, rng, num_bootstrap)
                 rows.append(
                     {
                         "temperature": float(temperature),

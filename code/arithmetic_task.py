@@ -1,0 +1,321 @@
+"""The tiny reasoner's task: left-to-right arithmetic chains with a verifiable answer.
+
+A problem is 3-5 single digits joined by ``+`` or ``-`` (``7+5-3-6+7``). The prompt is the
+problem followed by ``=``; the reasoning is the same chain of thought ``reasoning.solve_chain``
+writes, one step per ``;``, ending in the GSM8K marker that ``reasoning.extract_answer`` reads:
+
+    7+5-3-6+7=   ->   7+5=12;12-3=9;9-6=3;3+7=10;####10
+
+Three things make this a good laboratory for test-time compute:
+
+* **A natural chain of thought.** Each step depends on the previous result, so the answer
+  cannot be read off the prompt without doing the steps.
+* **A verifiable answer.** Grading is ``rewards.accuracy_reward(chain, answer)``: a program.
+* **Controllable imperfection.** ``make_trace`` writes a share ``slip_share`` of the training
+  traces with exactly one *slip*: one step's result off by +-1 or +-2, carried through the rest
+  of the chain as a person's mistake would be. A model trained on these traces learns to slip
+  too, so its sampled chains disagree, and wrong chains scatter over different wrong answers.
+
+Problems are split into train and held-out by a hash of the problem string
+(``is_held_out``), so the split does not depend on any seed or on the order problems are drawn.
+
+The tokenizer is character level over ``VOCAB``: three special symbols (pad, begin, end) and
+the 15 characters a problem or chain can contain.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Sequence
+from numbers import Integral, Real
+
+import torch
+
+from reasoning import extract_answer, solve_chain
+from rewards import accuracy_reward
+
+__all__ = [
+    "BOS",
+    "EOS",
+    "HELD_OUT_SHARE",
+    "PAD",
+    "PROMPT_CHARS",
+    "VOCAB",
+    "answer_of",
+    "decode",
+    "encode",
+    "first_slip",
+    "grade",
+    "held_out_problems",
+    "is_held_out",
+    "make_batch",
+    "make_trace",
+    "prompt_of",
+    "random_problem",
+    "write_chain",
+]
+
+#: Padding (never predicted), beginning of sequence, end of sequence.
+PAD, BOS, EOS = "_", "^", "$"
+#: The model's vocabulary, one character per token; a token's id is its index here.
+VOCAB = PAD + BOS + EOS + "0123456789+-=;#"
+_STOI = {ch: i for i, ch in enumerate(VOCAB)}
+#: Characters a prompt may contain (the specials are added by the tokenizer, never typed).
+PROMPT_CHARS = frozenset("0123456789+-=;#")
+
+#: Share of all problems that are held out (by hash) for evaluation.
+HELD_OUT_SHARE = 0.1
+_PROBLEM = re.compile(r"[0-9](?:[+-][0-9]){2,4}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument checks
+# ---------------------------------------------------------------------------------------------
+
+
+def _require_int(value: object, name: str, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _require_share(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value}")
+    return value
+
+
+def _require_rng(rng: object) -> random.Random:
+    if not isinstance(rng, random.Random):
+        raise TypeError(f"rng must be a random.Random, got {type(rng).__name__}")
+    return rng
+
+
+def _check_problem(problem: object) -> str:
+    if not isinstance(problem, str):
+        raise TypeError(f"problem must be a str, got {type(problem).__name__}")
+    if _PROBLEM.fullmatch(problem) is None:
+        raise ValueError(
+            f"problem must be 3-5 single digits joined by + or - (like '7+5-3'), got {problem!r}"
+        )
+    return problem
+
+
+# ---------------------------------------------------------------------------------------------
+# Tokenizer
+# ---------------------------------------------------------------------------------------------
+
+
+def encode(text: str) -> list[int]:
+    """Token ids of ``text``, one per character. Every character must be in ``VOCAB``."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    bad = sorted({ch for ch in text if ch not in _STOI})
+    if bad:
+        raise ValueError(f"text contains characters outside the vocabulary {VOCAB!r}: {bad}")
+    return [_STOI[ch] for ch in text]
+
+
+def decode(ids: Sequence[int]) -> str:
+    """The text of token ids, stopping at the first EOS; PAD and BOS are dropped."""
+    out = []
+    for i in ids:
+        i = int(i)
+        if not 0 <= i < len(VOCAB):
+            raise ValueError(f"ids must be in [0, {len(VOCAB)}), got {i}")
+        ch = VOCAB[i]
+        if ch == EOS:
+            break
+        if ch not in (PAD, BOS):
+            out.append(ch)
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Problems and the held-out split
+# ---------------------------------------------------------------------------------------------
+
+
+def is_held_out(problem: str) -> bool:
+    """True for the ~10% of problems whose SHA-256 lands in the held-out bucket.
+
+    bucket = int(sha256(problem)[:8 hex digits]) / 16^8, held out iff bucket < HELD_OUT_SHARE.
+    """
+    digest = hashlib.sha256(_check_problem(problem).encode()).hexdigest()
+    return int(digest[:8], 16) / 16**8 < HELD_OUT_SHARE
+
+
+def random_problem(rng: random.Random, split: str = "train") -> str:
+    """One problem from ``split`` ("train" or "held_out"): 3-5 operands, uniform digits and ops.
+
+    The operand count is uniform on {3, 4, 5}; problems of the other split are redrawn.
+    """
+    _require_rng(rng)
+    if split not in ("train", "held_out"):
+        raise ValueError(f"split must be 'train' or 'held_out', got {split!r}")
+    want_held_out = split == "held_out"
+    while True:
+        num = rng.randint(3, 5)
+        parts = [str(rng.randint(0, 9))]
+        for _ in range(num - 1):
+            parts.append(rng.choice("+-") + str(rng.randint(0, 9)))
+        problem = "".join(parts)
+        if is_held_out(problem) == want_held_out:
+            return problem
+
+
+def held_out_problems(n: int, seed: int = 0) -> list[str]:
+    """``n`` distinct held-out problems, in a fixed order for a given seed (the eval sets)."""
+    n = _require_int(n, "n", minimum=1)
+    rng = random.Random(_require_int(seed, "seed"))
+    seen: dict[str, None] = {}
+    while len(seen) < n:
+        seen.setdefault(random_problem(rng, "held_out"))
+    return list(seen)
+
+
+def prompt_of(problem: str) -> str:
+    """The model's prompt: the problem and an ``=`` (``"7+5-3" -> "7+5-3="``)."""
+    return _check_problem(problem) + "="
+
+
+def answer_of(problem: str) -> str:
+    """The correct final answer, as ``extract_answer`` reads it from the correct chain."""
+    answer = extract_answer(solve_chain(_check_problem(problem)))
+    assert answer is not None  # a chain always ends in "####N"
+    return answer
+
+
+# ---------------------------------------------------------------------------------------------
+# Chains of thought, with an optional slip
+# ---------------------------------------------------------------------------------------------
+
+
+def write_chain(problem: str, slip_step: int | None = None, slip_delta: int = 0) -> str:
+    """The chain for ``problem``, with step ``slip_step`` (0-based) off by ``slip_delta``.
+
+    Without a slip this is exactly ``reasoning.solve_chain(problem)``. With one, that step's
+    result is wrong by ``slip_delta`` and every later step starts from the wrong value:
+    ``write_chain("7+5-3", 0, 1) == "7+5=13;13-3=10;####10"``.
+    """
+    _check_problem(problem)
+    num_steps = len(problem) // 2
+    if slip_step is not None:
+        _require_int(slip_step, "slip_step", minimum=0)
+        if slip_step >= num_steps:
+            raise ValueError(f"slip_step must be < {num_steps} for {problem!r}, got {slip_step}")
+    slip_delta = _require_int(slip_delta, "slip_delta")
+    if slip_step is None:
+        return solve_chain(problem)
+    value = int(problem[0])
+    lines = []
+    for step in range(num_steps):
+        op, operand = problem[2 * step + 1], int(problem[2 * step + 2])
+        result = value + operand if op == "+" else value - operand
+        if step == slip_step:
+            result += slip_delta
+        lines.append(f"{value}{op}{operand}={result}")
+        value = result
+    lines.append(f"####{value}")
+    return ";".join(lines)
+
+
+def make_trace(problem: str, rng: random.Random, slip_share: float) -> str:
+    """A training trace: with probability ``slip_share`` one slip, else the correct chain.
+
+    The slip's step is uniform over the chain's steps, its size uniform on {-2, -1, +1, +2}.
+    Draws: one ``rng.random()``, plus ``rng.randrange`` and ``rng.choice`` when slipping.
+    """
+    _check_problem(problem)
+    _require_rng(rng)
+    slip_share = _require_share(slip_share, "slip_share")
+    if rng.random() < slip_share:
+        step = rng.randrange(len(problem) // 2)
+        return write_chain(problem, step, rng.choice((-2, -1, 1, 2)))
+    return write_chain(problem)
+
+
+def make_batch(
+    rng: random.Random, batch_size: int, slip_share: float, context: int = 64
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One training batch of next-token prediction on fresh train-split problems.
+
+    Each row is ``BOS prompt trace EOS PAD...``; ``x`` is the row without its last token and
+    ``y`` the row shifted by one, with -100 (ignored by the loss) wherever the target is part
+    of the prompt or padding. The model is trained to write the chain, not the question.
+    Returns ``(x, y)``, both ``(batch_size, context)`` int64.
+    """
+    _require_rng(rng)
+    batch_size = _require_int(batch_size, "batch_size", minimum=1)
+    slip_share = _require_share(slip_share, "slip_share")
+    context = _require_int(context, "context", minimum=2)
+    x = torch.full((batch_size, context), _STOI[PAD], dtype=torch.long)
+    y = torch.full((batch_size, context), -100, dtype=torch.long)
+    for row in range(batch_size):
+        problem = random_problem(rng, "train")
+        prompt = encode(BOS + prompt_of(problem))
+        completion = encode(make_trace(problem, rng, slip_share) + EOS)
+        seq = prompt + completion
+        if len(seq) > context + 1:
+            raise ValueError(f"context={context} is too short for {problem!r} ({len(seq)} tokens)")
+        x[row, : len(seq) - 1] = torch.tensor(seq[:-1])
+        y[row, len(prompt) - 1 : len(seq) - 1] = torch.tensor(completion)
+    return x, y
+
+
+# ---------------------------------------------------------------------------------------------
+# Grading
+# ---------------------------------------------------------------------------------------------
+
+
+def grade(problem: str, completion: str) -> float:
+    """1.0 if the completion's final answer is right, else 0.0: the book's accuracy reward.
+
+    ``rewards.accuracy_reward`` reads the answer with ``reasoning.extract_answer`` (the number
+    after the last ``####``, or failing that the last number).
+    """
+    return accuracy_reward(completion, answer_of(problem))
+
+
+_STEP = re.compile(r"(-?[0-9]+)([+-])([0-9])=(-?[0-9]+)")
+
+
+def first_slip(problem: str, chain: str) -> int | None:
+    """Index of the first step of ``chain`` that is not the right next step, or None.
+
+    Step i is right when it reads ``a op b = a op b`` with ``op b`` the problem's i-th
+    operation and ``a`` the previous step's result (the first operand for step 0). A chain
+    that is right at every step but stops early, runs on, or ends in a different ``####``
+    value is wrong at the step after its last right one. None means the chain is
+    exactly ``solve_chain(problem)``.
+    """
+    _check_problem(problem)
+    if not isinstance(chain, str):
+        raise TypeError(f"chain must be a str, got {type(chain).__name__}")
+    if chain == solve_chain(problem):
+        return None
+    value = int(problem[0])
+    parts = chain.split(";")
+    for i in range(len(problem) // 2):
+        match = _STEP.fullmatch(parts[i]) if i < len(parts) else None
+        op, operand = problem[2 * i + 1], int(problem[2 * i + 2])
+        if (
+            match is None
+            or int(match.group(1)) != value
+            or match.group(2) != op
+            or int(match.group(3)) != operand
+        ):
+            return i
+        right = value + operand if op == "+" else value - operand
+        if int(match.group(4)) != right:
+            return i
+        value = right
+    return len(problem) // 2  # every step right; the ending (####, length) is not
