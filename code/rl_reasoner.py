@@ -1,0 +1,277 @@
+"""Reinforcement learning on the tiny reasoner: GRPO and its successors, one loop, one switch.
+
+Each step of RL with verifiable rewards (the R1 recipe, at laptop scale):
+
+1. draw a batch of training problems and sample a *group* of G chains for each (temperature 1);
+2. grade every chain: 1 if its `####` answer is right (`arithmetic_task.grade`), plus a small
+   bonus if it follows the chain format `a+b=c;...;####N` (the task's "format reward");
+3. turn rewards into advantages *within each group* (no critic);
+4. take a few gradient steps on the chosen objective, with a k3 KL leash to the starting model.
+
+The objective switch uses the book's own loss functions, not copies:
+
+| objective | advantage                          | loss                                         |
+|-----------|------------------------------------|----------------------------------------------|
+| grpo      | (r - mean) / std                   | grpo.grpo_surrogate (per-response mean)      |
+| dr_grpo   | r - mean                           | grpo_variants.dr_grpo_surrogate (constant)   |
+| dapo      | (r - mean) / std, dynamic sampling | dapo.clipped_objective_terms, token-level    |
+| gspo      | (r - mean) / std                   | gspo.gspo_surrogate on the sequence ratio    |
+| cispo     | (r - mean) / std                   | cispo.cispo_surrogate (clipped IS weight)    |
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import re
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import Tensor
+
+from arithmetic_task import grade, prompt_of, random_problem
+from cispo import cispo_surrogate
+from dapo import clipped_objective_terms
+from grpo import group_relative_advantages, grpo_surrogate, kl_divergence
+from grpo_variants import centered_advantages, dr_grpo_surrogate
+from gspo import gspo_surrogate, sequence_importance_ratio
+from tiny_gpt import Samples, TinyGPT, completion_logprobs, sample
+
+OBJECTIVES = ("grpo", "dr_grpo", "dapo", "gspo", "cispo")
+
+# A well-formed chain: steps "a+b=c" separated by ";", then "####" and the final number.
+_CHAIN = re.compile(r"(?:-?[0-9]+[+-][0-9]=-?[0-9]+;)+####-?[0-9]+")
+
+
+def format_reward(completion: str) -> float:
+    """1.0 if the completion is a well-formed chain (`a+b=c;...;####N`), else 0.0."""
+    if not isinstance(completion, str):
+        raise TypeError(f"completion must be a str, got {type(completion).__name__}")
+    return 1.0 if _CHAIN.fullmatch(completion) else 0.0
+
+
+@dataclass
+class RLConfig:
+    """One RL run's settings. The defaults are the feasibility run's: 16 prompts x 16 chains."""
+
+    objective: str = "grpo"
+    prompts_per_step: int = 16
+    group_size: int = 16
+    temperature: float = 1.0
+    lr: float = 1e-4
+    beta: float = 0.05  # KL leash to the starting model (DAPO drops it: set 0)
+    inner_steps: int = 1  # gradient steps per batch of samples
+    clip_eps: float = 0.2  # GRPO / Dr. GRPO / CISPO's lower bound
+    clip_high: float = 0.28  # DAPO's Clip-Higher ceiling
+    gspo_clip: tuple[float, float] = (3e-3, 4e-3)  # GSPO clips s_i, which sits near 1
+    cispo_eps_high: float = 0.28  # CISPO: IS-weight ceiling 1 + eps_high
+    format_weight: float = 0.1
+    dynamic_sampling: bool = False  # DAPO: drop unanimous groups and draw more
+    max_sampling_rounds: int = 4
+    grad_clip: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        for name in ("prompts_per_step", "group_size", "inner_steps", "max_sampling_rounds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if self.group_size < 2:
+            raise ValueError(
+                f"group_size must be >= 2 (a group needs a baseline), got {self.group_size}"
+            )
+        for name in ("lr", "temperature"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.beta < 0 or self.format_weight < 0:
+            raise ValueError("beta and format_weight must be >= 0")
+        if not 0 < self.clip_eps < 1 or not 0 < self.clip_high < 1:
+            raise ValueError("clip_eps and clip_high must be in (0, 1)")
+
+    @classmethod
+    def preset(cls, objective: str, **overrides) -> RLConfig:
+        """The objective with its paper's companions: DAPO gets dynamic sampling and no KL."""
+        extra = {"dynamic_sampling": True, "beta": 0.0} if objective == "dapo" else {}
+        return cls(objective=objective, **{**extra, **overrides})
+
+
+def rewards_for(problems: list[str], completions: list[str], format_weight: float) -> Tensor:
+    """Verifiable reward of each completion: accuracy (0/1) + format_weight * format (0/1)."""
+    return torch.tensor(
+        [
+            grade(p, c) + format_weight * format_reward(c)
+            for p, c in zip(problems, completions, strict=True)
+        ]
+    )
+
+
+def advantages_for(rewards: Tensor, objective: str) -> Tensor:
+    """Group-relative advantages for a (B, G) reward table, flattened to (B * G,)."""
+    if objective == "dr_grpo":
+        return centered_advantages(rewards).reshape(-1)
+    return group_relative_advantages(rewards).reshape(-1)
+
+
+def policy_loss(
+    objective: str, logp_new: Tensor, logp_old: Tensor, adv: Tensor, mask: Tensor, cfg: RLConfig
+) -> Tensor:
+    """The chosen objective's loss on (N, T) per-token log-probs of N sampled chains."""
+    if objective == "grpo":
+        return grpo_surrogate(logp_new, logp_old, adv, clip_eps=cfg.clip_eps, mask=mask)
+    if objective == "dr_grpo":
+        return dr_grpo_surrogate(logp_new, logp_old, adv, clip_eps=cfg.clip_eps, mask=mask)
+    if objective == "dapo":  # token-level: every token of the batch weighs the same
+        terms = clipped_objective_terms(logp_new, logp_old, adv, cfg.clip_eps, cfg.clip_high)
+        return -(terms * mask).sum() / mask.sum()
+    if objective == "gspo":
+        s = sequence_importance_ratio(logp_new, logp_old, mask)
+        return gspo_surrogate(s, adv, cfg.gspo_clip[0], cfg.gspo_clip[1])
+    if objective == "cispo":
+        return cispo_surrogate(
+            logp_new, logp_old, adv, eps_high=cfg.cispo_eps_high, mask=mask.float()
+        )
+    raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+
+
+def _draw_groups(model, cfg, rng, generator) -> tuple[list[str], Samples, Tensor, int]:
+    """Sample groups for a step; with dynamic sampling, keep only groups with a reward spread."""
+    kept_problems: list[str] = []
+    kept: list[tuple[Samples, Tensor, list[int]]] = []
+    discarded = 0
+    for _ in range(cfg.max_sampling_rounds if cfg.dynamic_sampling else 1):
+        need = cfg.prompts_per_step - len(kept_problems)
+        problems = [random_problem(rng, "train") for _ in range(need)]
+        prompts = [prompt_of(p) for p in problems for _ in range(cfg.group_size)]
+        expanded = [p for p in problems for _ in range(cfg.group_size)]
+        samples = sample(model, prompts, cfg.temperature, generator=generator)
+        rewards = rewards_for(expanded, samples.completions, cfg.format_weight).reshape(need, -1)
+        live = [i for i in range(need) if not cfg.dynamic_sampling or bool(rewards[i].std() > 0)]
+        discarded += need - len(live)
+        kept_problems += [problems[i] for i in live]
+        kept.append((samples, rewards, live))
+        if len(kept_problems) >= cfg.prompts_per_step:
+            break
+    return kept_problems, *_merge(kept, cfg.group_size), discarded
+
+
+def _merge(parts, group_size: int) -> tuple[Samples, Tensor]:
+    """Concatenate the kept groups of several sampling rounds into one Samples and reward table."""
+    width = max(s.tokens.shape[1] for s, _, _ in parts)
+    rows, rewards, prompts, completions = [], [], [], []
+    for samples, table, live in parts:
+        for i in live:
+            idx = list(range(i * group_size, (i + 1) * group_size))
+            rows.append((samples, idx))
+            rewards.append(table[i])
+            prompts += [samples.prompts[j] for j in idx]
+            completions += [samples.completions[j] for j in idx]
+
+    def stack(attr: str, fill) -> Tensor:
+        out = []
+        for samples, idx in rows:
+            t = getattr(samples, attr)[idx]
+            pad = torch.full((t.shape[0], width - t.shape[1]), fill, dtype=t.dtype)
+            out.append(torch.cat([t, pad], dim=1))
+        return torch.cat(out) if out else torch.zeros(0, width)
+
+    pad_id = 0  # arithmetic_task.VOCAB starts with PAD
+    merged = Samples(
+        prompts,
+        completions,
+        stack("tokens", pad_id),
+        stack("logprobs", 0.0),
+        stack("mask", False),
+        torch.cat([s.finished[idx] for s, idx in rows])
+        if rows
+        else torch.zeros(0, dtype=torch.bool),
+    )
+    return merged, (torch.stack(rewards) if rewards else torch.zeros(0, group_size))
+
+
+def rl_step(
+    model: TinyGPT,
+    reference: TinyGPT,
+    optimizer: torch.optim.Optimizer,
+    cfg: RLConfig,
+    rng: random.Random,
+    generator: torch.Generator,
+) -> dict[str, float]:
+    """One RL step: sample groups, grade, standardise, `inner_steps` updates. Returns statistics."""
+    problems, samples, rewards, discarded = _draw_groups(model, cfg, rng, generator)
+    stats = {"discarded_groups": float(discarded), "groups": float(len(problems))}
+    if not problems:
+        return {**stats, "loss": 0.0, "reward": float("nan"), "kl": 0.0}
+    correct = torch.tensor(
+        [
+            grade(p, c)
+            for p, c in zip(
+                [p for p in problems for _ in range(cfg.group_size)],
+                samples.completions,
+                strict=True,
+            )
+        ]
+    )
+    lengths = samples.mask.sum(dim=1).float()
+    adv = advantages_for(rewards, cfg.objective)
+    zero_groups = float(
+        (advantages_for(rewards, "grpo").reshape(len(problems), -1).abs().max(dim=1).values == 0)
+        .float()
+        .mean()
+    )
+    old, mask = samples.logprobs, samples.mask
+    ref = completion_logprobs(reference, samples).detach() if cfg.beta > 0 else None
+    model.train()
+    for _ in range(cfg.inner_steps):
+        new = completion_logprobs(model, samples)
+        loss = policy_loss(cfg.objective, new, old, adv, mask, cfg)
+        kl = (
+            (kl_divergence(new, ref) * mask).sum() / mask.sum()
+            if ref is not None
+            else torch.zeros(())
+        )
+        optimizer.zero_grad()
+        (loss + cfg.beta * kl).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        optimizer.step()
+    model.eval()
+    return {
+        **stats,
+        "loss": float(loss.detach()),
+        "kl": float(kl.detach()),
+        "reward": float(rewards.mean()),
+        "accuracy": float(correct.mean()),
+        "zero_advantage_groups": zero_groups,
+        "length_correct": float(lengths[correct == 1].mean())
+        if bool((correct == 1).any())
+        else math.nan,
+        "length_wrong": float(lengths[correct == 0].mean())
+        if bool((correct == 0).any())
+        else math.nan,
+    }
+
+
+def train_rl(
+    model: TinyGPT, cfg: RLConfig, steps: int, seed: int = 0, callback=None
+) -> list[dict[str, float]]:
+    """Run `steps` RL steps from `model` (updated in place); the reference is a frozen copy."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"steps must be a non-negative int, got {steps!r}")
+    reference = copy.deepcopy(model).eval()
+    for p in reference.parameters():
+        p.requires_grad_(False)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.0)
+    rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
+    history = []
+    for step in range(1, steps + 1):
+        row = {"step": step, **rl_step(model, reference, optimizer, cfg, rng, generator)}
+        history.append(row)
+        if callback is not None:
+            callback(step, model, row)
+    return history
+
+
+def config_dict(cfg: RLConfig) -> dict:
+    """JSON-able settings, for the run records in data/."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(cfg).items()}
