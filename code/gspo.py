@@ -382,6 +382,21 @@ def demonstrate_gspo(
         Records ``{"step", "p_correct", "mean_reward", "clip_fraction"}``; step 0 is the
         untrained policy (``mean_reward`` there is the expected reward, ``p_correct``).
     """
+    return _learning_curve(
+        lambda policy, tgt: gspo_step(
+            policy, tgt, group_size=group_size, lr=lr, clip_low=clip_low, clip_high=clip_high
+        ),
+        seq_len,
+        vocab_size,
+        steps,
+        seed,
+        target,
+        verbose,
+    )
+
+
+def _learning_curve(step_fn, seq_len, vocab_size, steps, seed, target, verbose):
+    """Train a fresh uniform ``ToySequencePolicy`` with ``step_fn`` and record every step."""
     steps = _check_int(steps, "steps", 0)
     policy = ToySequencePolicy(seq_len, vocab_size, seed=seed)
     if target is None:
@@ -391,17 +406,9 @@ def demonstrate_gspo(
         {"step": 0, "p_correct": p0, "mean_reward": p0, "clip_fraction": 0.0}
     ]
     for step in range(1, steps + 1):
-        stats = gspo_step(
-            policy, target, group_size=group_size, lr=lr, clip_low=clip_low, clip_high=clip_high
-        )
-        history.append(
-            {
-                "step": step,
-                "p_correct": stats["p_correct"],
-                "mean_reward": stats["mean_reward"],
-                "clip_fraction": stats["clip_fraction"],
-            }
-        )
+        stats = step_fn(policy, target)
+        keys = ("p_correct", "mean_reward", "clip_fraction")
+        history.append({"step": step, **{k: stats[k] for k in keys}})
     if verbose:
         print(f"{'step':>4}  {'p(correct)':>10}  {'mean reward':>11}  {'clipped':>7}")
         for rec in history:
@@ -487,32 +494,17 @@ def demonstrate_token_grpo(
         Records ``{"step", "p_correct", "mean_reward", "clip_fraction"}`` as in
         ``demonstrate_gspo`` (``clip_fraction`` here counts tokens, not sequences).
     """
-    steps = _check_int(steps, "steps", 0)
-    policy = ToySequencePolicy(seq_len, vocab_size, seed=seed)
-    if target is None:
-        target = [t % vocab_size for t in range(seq_len)]
-    p0 = policy.prob_correct(target)
-    history: list[dict[str, float]] = [
-        {"step": 0, "p_correct": p0, "mean_reward": p0, "clip_fraction": 0.0}
-    ]
-    for step in range(1, steps + 1):
-        stats = grpo_token_step(policy, target, group_size=group_size, lr=lr, clip_eps=clip_eps)
-        history.append(
-            {
-                "step": step,
-                "p_correct": stats["p_correct"],
-                "mean_reward": stats["mean_reward"],
-                "clip_fraction": stats["clip_fraction"],
-            }
-        )
-    if verbose:
-        print(f"{'step':>4}  {'p(correct)':>10}  {'mean reward':>11}  {'clipped':>7}")
-        for rec in history:
-            print(
-                f"{rec['step']:>4}  {rec['p_correct']:>10.3f}  {rec['mean_reward']:>11.3f}  "
-                f"{rec['clip_fraction']:>7.2f}"
-            )
-    return history
+    return _learning_curve(
+        lambda policy, tgt: grpo_token_step(
+            policy, tgt, group_size=group_size, lr=lr, clip_eps=clip_eps
+        ),
+        seq_len,
+        vocab_size,
+        steps,
+        seed,
+        target,
+        verbose,
+    )
 
 
 # --------------------------------------------------------------------------------------------
