@@ -385,6 +385,11 @@ def encode_prompts(prompts: Sequence[str], context: int) -> list[list[int]]:
     return out
 
 
+# A logits hook sees the step t (tokens generated so far), the (batch, vocab) log-probs and the
+# (batch, t) tokens drawn so far, and returns the log-probs to draw from (-inf forbids a token).
+LogitsHook = Callable[[int, Tensor, Tensor], Tensor]
+
+
 @dataclass
 class Samples:
     """Sampled completions of a batch of prompts, row ``i`` for ``prompts[i]``.
@@ -451,6 +456,7 @@ def _sample_group(
     top_p: float,
     generator: torch.Generator | None,
     use_cache: bool,
+    logits_hook: LogitsHook | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """Decode prompts of one common length together. Returns tokens, logprobs, finished."""
     b = len(prompt_ids)
@@ -463,7 +469,9 @@ def _sample_group(
     for t in range(max_new):
         logits = model(feed, cache)[:, -1] if use_cache else model(seq)[:, -1]
         logp = _output_log_probs(logits)
-        nxt = _next_tokens(logp, temperature, top_p, generator)
+        # A hook steers the draw (budget forcing); the recorded log-probs stay the model's own.
+        steered = logp if logits_hook is None else logits_hook(t, logp, tokens[:, :t])
+        nxt = _next_tokens(steered, temperature, top_p, generator)
         nxt = torch.where(done, torch.full_like(nxt, _PAD_ID), nxt)
         lp = logp.gather(1, nxt[:, None]).squeeze(1)
         tokens[:, t] = nxt
@@ -484,6 +492,7 @@ def sample(
     generator: torch.Generator | None = None,
     max_new_tokens: int | None = None,
     use_cache: bool = True,
+    logits_hook: LogitsHook | None = None,
 ) -> Samples:
     """Sample one completion per prompt, all prompts decoded as a batch.
 
@@ -491,9 +500,13 @@ def sample(
     per row from ``generator`` (none when ``temperature == 0``, greedy decoding). A row stops
     at EOS, or when prompt and completion fill the context. ``use_cache=False`` reruns the
     whole prefix at every step instead of reading the key/value cache (same draws, same
-    result, slower: the check that the cache is right).
+    result, slower: the check that the cache is right). ``logits_hook`` (see ``LogitsHook``)
+    may reshape the distribution each token is drawn from, e.g. to force or forbid a token
+    (``budget.py``'s budget forcing); ``Samples.logprobs`` still records the model's own.
     """
     model = _require_model(model)
+    if logits_hook is not None and not callable(logits_hook):
+        raise TypeError(f"logits_hook must be callable, got {type(logits_hook).__name__}")
     temperature = _require_real(temperature, "temperature")
     if temperature < 0:
         raise ValueError(f"temperature must be >= 0, got {temperature}")
@@ -517,7 +530,14 @@ def sample(
             max_new = min(max_new, max_new_tokens)
         rows = groups[length]
         parts[length] = _sample_group(
-            model, [ids[r] for r in rows], max_new, temperature, top_p, generator, use_cache
+            model,
+            [ids[r] for r in rows],
+            max_new,
+            temperature,
+            top_p,
+            generator,
+            use_cache,
+            logits_hook,
         )
     width = max(part[0].shape[1] for part in parts.values())
     tokens = torch.full((b, width), _PAD_ID, dtype=torch.long)

@@ -1,0 +1,98 @@
+"""Controlling thinking: budget forcing on the tiny reasoner, and the thinking-token ledger.
+
+s1's budget forcing [Muennighoff et al. 2025] steers *how long* a model thinks without retraining:
+
+- **cut**: once the chain has used its budget of thinking tokens, force the answer marker
+  (here `####`) so the model must answer with what it has worked out so far;
+- **extend**: forbid the marker until the budget is spent, so the model keeps writing steps.
+
+Both are a logits hook on sampling (`tiny_gpt.sample(..., logits_hook=...)`): a forbidden token
+gets log-probability -inf, a forced one is the only token left. The chain before `####` is the
+thinking; the digits after it are the answer.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from arithmetic_task import VOCAB, grade, prompt_of
+from tiny_gpt import TinyGPT, sample
+
+MARKER = "####"
+_HASH = VOCAB.index("#")
+
+
+def budget_hook(budget: int, mode: str = "cut"):
+    """A logits hook enforcing a thinking budget of `budget` generated tokens.
+
+    `mode="cut"`: a row that has not started its answer marker by step `budget` is forced to
+    write `####` now. `mode="extend"`: before step `budget`, `#` is forbidden (keep thinking);
+    from then on the row is cut as above.
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise ValueError(f"budget must be a non-negative int, got {budget!r}")
+    if mode not in ("cut", "extend"):
+        raise ValueError(f"mode must be 'cut' or 'extend', got {mode!r}")
+
+    def hook(t: int, logp: Tensor, tokens: Tensor) -> Tensor:
+        hashes = (tokens == _HASH).sum(dim=1)  # marker characters written so far, per row
+        out = logp.clone()
+        if t < budget:
+            if mode == "extend":
+                out[hashes == 0, _HASH] = float("-inf")
+            return out
+        # Past the budget: a row inside (or not yet in) its marker must finish writing it.
+        force = hashes < len(MARKER)
+        out[force] = float("-inf")
+        out[force, _HASH] = 0.0
+        return out
+
+    return hook
+
+
+def thinking_ledger(completion: str) -> tuple[int, int]:
+    """(thinking tokens, answer tokens) of a chain: characters before / after the `####`."""
+    if not isinstance(completion, str):
+        raise TypeError(f"completion must be a str, got {type(completion).__name__}")
+    head, marker, tail = completion.partition(MARKER)
+    if not marker:
+        return len(completion), 0
+    return len(head), len(tail)
+
+
+@torch.no_grad()
+def accuracy_vs_budget(
+    model: TinyGPT,
+    problems: list[str],
+    budgets: list[int],
+    mode: str = "cut",
+    temperature: float = 0.0,
+    seed: int = 0,
+) -> list[dict[str, float]]:
+    """Accuracy and the token ledger at each thinking budget (greedy decoding by default).
+
+    Returns records {"budget", "mode", "accuracy", "thinking_tokens", "answer_tokens"}, the
+    token counts averaged over problems.
+    """
+    if not problems:
+        raise ValueError("problems must not be empty")
+    prompts = [prompt_of(p) for p in problems]
+    rows = []
+    for budget in budgets:
+        generator = torch.Generator().manual_seed(seed) if temperature > 0 else None
+        out = sample(
+            model, prompts, temperature, generator=generator, logits_hook=budget_hook(budget, mode)
+        )
+        ledgers = [thinking_ledger(c) for c in out.completions]
+        rows.append(
+            {
+                "budget": budget,
+                "mode": mode,
+                "accuracy": sum(grade(p, c) for p, c in zip(problems, out.completions, strict=True))
+                / len(problems),
+                "thinking_tokens": sum(t for t, _ in ledgers) / len(ledgers),
+                "answer_tokens": sum(a for _, a in ledgers) / len(ledgers),
+            }
+        )
+    return rows
