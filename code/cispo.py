@@ -30,6 +30,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from dapo import _check_tensor  # one finite-tensor check for the clipped objectives
 from grpo import grpo_surrogate, token_ratios
 
 __all__ = [
@@ -78,19 +79,6 @@ def _check_eps(name: str, value: Any, *, lower: bool, allow_none: bool = False) 
         raise ValueError(f"{name} must be in (0, 1), got {value}")
     if not lower and not value > 0.0:
         raise ValueError(f"{name} must be > 0, got {value}")
-    return value
-
-
-def _check_tensor(name: str, value: Any) -> Tensor:
-    """A non-empty floating tensor with no NaN or inf."""
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
-    if not value.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
-    if value.numel() == 0:
-        raise ValueError(f"{name} must not be empty")
-    if not bool(torch.isfinite(value).all()):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
     return value
 
 
