@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from numbers import Integral, Real
 
 import torch
+from torch import Tensor
 
 from reasoning import extract_answer, solve_chain
 from rewards import accuracy_reward
@@ -43,7 +44,9 @@ __all__ = [
     "PAD",
     "PROMPT_CHARS",
     "VOCAB",
+    "add_rechecks",
     "answer_of",
+    "batch_of",
     "decode",
     "encode",
     "first_slip",
@@ -51,6 +54,7 @@ __all__ = [
     "held_out_problems",
     "is_held_out",
     "make_batch",
+    "encode_example",
     "make_trace",
     "prompt_of",
     "random_problem",
@@ -228,47 +232,121 @@ def write_chain(problem: str, slip_step: int | None = None, slip_delta: int = 0)
     return ";".join(lines)
 
 
-def make_trace(problem: str, rng: random.Random, slip_share: float) -> str:
+def add_rechecks(chain: str, rng: random.Random, recheck_share: float, max_chars: int) -> str:
+    """``chain`` with some steps written twice: a re-check that lengthens but never changes it.
+
+    After each step, while ``rng.random() < recheck_share`` and at most twice, the step is
+    repeated (``7+5=12;7+5=12;12-3=9;####9``). Re-checks that would push the chain past
+    ``max_chars`` characters are skipped, so the trace always fits the model's context. The
+    answer and its correctness are untouched: only the *length* of the thinking varies, which is
+    what chapter 11 needs to watch an RL objective's length bias.
+    """
+    _require_rng(rng)
+    recheck_share = _require_share(recheck_share, "recheck_share")
+    max_chars = _require_int(max_chars, "max_chars", minimum=len(chain))
+    *steps, answer = chain.split(";")
+    out: list[str] = []
+    budget = max_chars - len(chain)
+    for step in steps:
+        out.append(step)
+        for _ in range(2):
+            if rng.random() >= recheck_share:
+                break
+            if len(step) + 1 <= budget:  # the repeat plus its ";"
+                out.append(step)
+                budget -= len(step) + 1
+    return ";".join([*out, answer])
+
+
+def make_trace(
+    problem: str,
+    rng: random.Random,
+    slip_share: float,
+    recheck_share: float = 0.0,
+    answer_only_share: float = 0.0,
+    max_chars: int = 52,
+) -> str:
     """A training trace: with probability ``slip_share`` one slip, else the correct chain.
 
     The slip's step is uniform over the chain's steps, its size uniform on {-2, -1, +1, +2}.
     Draws: one ``rng.random()``, plus ``rng.randrange`` and ``rng.choice`` when slipping.
+
+    Two optional ingredients make the *pre-training mix* of chapter 11 (both off by default, and
+    then no extra draws are made, so the chapter 2 reasoner's data are unchanged):
+
+    * ``answer_only_share``: that share of traces is the bare answer ``####N`` with no thinking,
+      like text that states a result without working it out (drawn first, one ``rng.random()``);
+    * ``recheck_share``: steps are re-checked (repeated) as in ``add_rechecks``, within
+      ``max_chars`` characters.
     """
     _check_problem(problem)
     _require_rng(rng)
     slip_share = _require_share(slip_share, "slip_share")
+    answer_only_share = _require_share(answer_only_share, "answer_only_share")
+    if answer_only_share > 0 and rng.random() < answer_only_share:
+        return "####" + answer_of(problem)
     if rng.random() < slip_share:
         step = rng.randrange(len(problem) // 2)
-        return write_chain(problem, step, rng.choice((-2, -1, 1, 2)))
-    return write_chain(problem)
+        chain = write_chain(problem, step, rng.choice((-2, -1, 1, 2)))
+    else:
+        chain = write_chain(problem)
+    if _require_share(recheck_share, "recheck_share") > 0:
+        chain = add_rechecks(chain, rng, recheck_share, max_chars)
+    return chain
+
+
+def encode_example(problem: str, completion: str, context: int = 64) -> tuple[Tensor, Tensor]:
+    """One training row ``BOS prompt completion EOS PAD...`` as ``(x, y)``, each ``(context,)``.
+
+    ``x`` is the row without its last token and ``y`` the row shifted by one, with -100 (ignored
+    by the loss) wherever the target is part of the prompt or padding: the model is trained to
+    write the completion, not the question.
+    """
+    context = _require_int(context, "context", minimum=2)
+    prompt = encode(BOS + prompt_of(problem))
+    target = encode(completion + EOS)
+    seq = prompt + target
+    if len(seq) > context + 1:
+        raise ValueError(f"context={context} is too short for {problem!r} ({len(seq)} tokens)")
+    x = torch.full((context,), _STOI[PAD], dtype=torch.long)
+    y = torch.full((context,), -100, dtype=torch.long)
+    x[: len(seq) - 1] = torch.tensor(seq[:-1])
+    y[len(prompt) - 1 : len(seq) - 1] = torch.tensor(target)
+    return x, y
+
+
+def batch_of(pairs: Sequence[tuple[str, str]], context: int = 64) -> tuple[Tensor, Tensor]:
+    """Stack ``(problem, completion)`` pairs into a training batch ``(x, y)``, ``(B, context)``."""
+    if len(pairs) == 0:
+        raise ValueError("pairs must not be empty")
+    rows = [encode_example(p, c, context) for p, c in pairs]
+    return torch.stack([x for x, _ in rows]), torch.stack([y for _, y in rows])
 
 
 def make_batch(
-    rng: random.Random, batch_size: int, slip_share: float, context: int = 64
-) -> tuple[torch.Tensor, torch.Tensor]:
+    rng: random.Random,
+    batch_size: int,
+    slip_share: float,
+    context: int = 64,
+    recheck_share: float = 0.0,
+    answer_only_share: float = 0.0,
+) -> tuple[Tensor, Tensor]:
     """One training batch of next-token prediction on fresh train-split problems.
 
-    Each row is ``BOS prompt trace EOS PAD...``; ``x`` is the row without its last token and
-    ``y`` the row shifted by one, with -100 (ignored by the loss) wherever the target is part
-    of the prompt or padding. The model is trained to write the chain, not the question.
+    Each row is a problem and its ``make_trace`` trace, encoded by ``encode_example``.
     Returns ``(x, y)``, both ``(batch_size, context)`` int64.
     """
     _require_rng(rng)
     batch_size = _require_int(batch_size, "batch_size", minimum=1)
-    slip_share = _require_share(slip_share, "slip_share")
     context = _require_int(context, "context", minimum=2)
-    x = torch.full((batch_size, context), _STOI[PAD], dtype=torch.long)
-    y = torch.full((batch_size, context), -100, dtype=torch.long)
-    for row in range(batch_size):
+    pairs = []
+    for _ in range(batch_size):
         problem = random_problem(rng, "train")
-        prompt = encode(BOS + prompt_of(problem))
-        completion = encode(make_trace(problem, rng, slip_share) + EOS)
-        seq = prompt + completion
-        if len(seq) > context + 1:
-            raise ValueError(f"context={context} is too short for {problem!r} ({len(seq)} tokens)")
-        x[row, : len(seq) - 1] = torch.tensor(seq[:-1])
-        y[row, len(prompt) - 1 : len(seq) - 1] = torch.tensor(completion)
-    return x, y
+        # The trace may use what is left of the context after BOS, the prompt and EOS.
+        room = context - len(problem) - 2
+        trace = make_trace(problem, rng, slip_share, recheck_share, answer_only_share, room)
+        pairs.append((problem, trace))
+    return batch_of(pairs, context)
 
 
 # ---------------------------------------------------------------------------------------------

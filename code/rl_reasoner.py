@@ -61,7 +61,10 @@ class RLConfig:
     temperature: float = 1.0
     lr: float = 1e-4
     beta: float = 0.05  # KL leash to the starting model (DAPO drops it: set 0)
-    inner_steps: int = 1  # gradient steps per batch of samples
+    # Gradient steps per batch of samples. With one, every step is on-policy (ratio exactly 1):
+    # no clip or importance weight ever acts, and the objectives differ only in how they
+    # normalise. The second step is off-policy, so each objective's trust region does its job.
+    inner_steps: int = 2
     clip_eps: float = 0.2  # GRPO / Dr. GRPO / CISPO's lower bound
     clip_high: float = 0.28  # DAPO's Clip-Higher ceiling
     gspo_clip: tuple[float, float] = (3e-3, 4e-3)  # GSPO clips s_i, which sits near 1
@@ -70,6 +73,8 @@ class RLConfig:
     dynamic_sampling: bool = False  # DAPO: drop unanimous groups and draw more
     max_sampling_rounds: int = 4
     grad_clip: float = 1.0
+    dr_grpo_max_len: int = 64  # Dr. GRPO's constant normaliser: the generation cap (context)
+    problem_pool: tuple[str, ...] = ()  # train on these problems only (tests); () = train split
 
     def __post_init__(self) -> None:
         if self.objective not in OBJECTIVES:
@@ -121,7 +126,9 @@ def policy_loss(
     if objective == "grpo":
         return grpo_surrogate(logp_new, logp_old, adv, clip_eps=cfg.clip_eps, mask=mask)
     if objective == "dr_grpo":
-        return dr_grpo_surrogate(logp_new, logp_old, adv, clip_eps=cfg.clip_eps, mask=mask)
+        return dr_grpo_surrogate(
+            logp_new, logp_old, adv, clip_eps=cfg.clip_eps, mask=mask, max_len=cfg.dr_grpo_max_len
+        )
     if objective == "dapo":  # token-level: every token of the batch weighs the same
         terms = clipped_objective_terms(logp_new, logp_old, adv, cfg.clip_eps, cfg.clip_high)
         return -(terms * mask).sum() / mask.sum()
@@ -135,6 +142,11 @@ def policy_loss(
     raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
 
 
+def _next_problem(cfg: RLConfig, rng: random.Random) -> str:
+    """A fresh train-split problem, or one from the config's fixed pool."""
+    return rng.choice(cfg.problem_pool) if cfg.problem_pool else random_problem(rng, "train")
+
+
 def _draw_groups(model, cfg, rng, generator) -> tuple[list[str], Samples, Tensor, int]:
     """Sample groups for a step; with dynamic sampling, keep only groups with a reward spread."""
     kept_problems: list[str] = []
@@ -142,7 +154,7 @@ def _draw_groups(model, cfg, rng, generator) -> tuple[list[str], Samples, Tensor
     discarded = 0
     for _ in range(cfg.max_sampling_rounds if cfg.dynamic_sampling else 1):
         need = cfg.prompts_per_step - len(kept_problems)
-        problems = [random_problem(rng, "train") for _ in range(need)]
+        problems = [_next_problem(cfg, rng) for _ in range(need)]
         prompts = [prompt_of(p) for p in problems for _ in range(cfg.group_size)]
         expanded = [p for p in problems for _ in range(cfg.group_size)]
         samples = sample(model, prompts, cfg.temperature, generator=generator)

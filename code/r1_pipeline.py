@@ -1,0 +1,240 @@
+"""The DeepSeek-R1 recipe at laptop scale: pre-train, cold start, RL, rejection sampling, distil.
+
+The stages of chapter 11, each a few lines over the book's other modules:
+
+* **Stage 0, the base.** `pretrain_base` trains a TinyGPT on a *web-like mix* (`PRETRAIN_MIX`):
+  chains of thought that often slip, some re-checked steps, and a share of bare answers
+  (`####N` with no working). The base knows what the text looks like, not how to be right.
+* **Stage 1, cold start.** `cold_start_set` writes a small, clean, curated set (right chains in the
+  house style) and `sft` fine-tunes on it briefly: format and style, not new skill.
+* **Stage 2, reasoning RL.** `rl_reasoner.train_rl` (GRPO and its successors).
+* **Stage 3, rejection sampling + SFT.** `rejection_sample` draws many chains per problem and keeps
+  those a program verifies (right answer, well-formed); `sft` trains the base on them.
+* **Stage 4, RL again** from the stage 3 model.
+* **Distillation.** `sft` of a smaller base on a teacher's verified chains, against RL on it.
+
+`evaluate` measures any of these models the same way: per-problem counts of right samples on
+held-out problems, pass@k with the unbiased estimator, length and thinking-mode shares.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from arithmetic_task import (
+    add_rechecks,
+    batch_of,
+    grade,
+    make_batch,
+    prompt_of,
+    random_problem,
+    write_chain,
+)
+from evaluation import bootstrap_interval, pass_at_k
+from rl_reasoner import format_reward
+from tiny_gpt import TinyGPT, TinyGPTConfig, sample, train
+
+#: Stage 0's pre-training text: 45% of chains slip once, steps are re-checked at random, and
+#: 30% of the lines state a bare answer with no thinking at all.
+PRETRAIN_MIX = {"slip_share": 0.45, "recheck_share": 0.3, "answer_only_share": 0.3}
+#: The share of steps re-checked in the curated cold-start chains (the house style).
+COLD_START_RECHECK = 0.3
+
+
+def _require_int(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    return value
+
+
+def pretrain_base(
+    n_layer: int = 4, steps: int = 800, batch_size: int = 128, seed: int = 0, lr: float = 3e-3
+) -> tuple[TinyGPT, list[float]]:
+    """Stage 0: a TinyGPT with `n_layer` layers trained from scratch on `PRETRAIN_MIX`.
+
+    Weights from `seed`, data from `seed + 1` (as `scripts/train_tiny_reasoner.py` does).
+    """
+    _require_int(n_layer, "n_layer", 1)
+    model = TinyGPT(TinyGPTConfig(n_layer=n_layer), seed=seed)
+    rng = random.Random(seed + 1)
+    context = model.config.context
+    losses = train(
+        model,
+        lambda: make_batch(rng, batch_size, context=context, **PRETRAIN_MIX),
+        steps=_require_int(steps, "steps", 1),
+        lr=lr,
+    )
+    return model, losses
+
+
+def cold_start_set(
+    n: int, seed: int = 0, recheck_share: float = COLD_START_RECHECK, context: int = 64
+) -> list[tuple[str, str]]:
+    """Stage 1's curated data: `n` train problems, each with its *right* chain in house style.
+
+    No slips and no bare answers; steps are re-checked with probability `recheck_share`, so the
+    cold start teaches the format and the habit of checking, not arithmetic the base lacks.
+    """
+    rng = random.Random(_require_int(seed, "seed", 0))
+    pairs = []
+    for _ in range(_require_int(n, "n", 1)):
+        problem = random_problem(rng, "train")
+        room = context - len(problem) - 2
+        pairs.append((problem, add_rechecks(write_chain(problem), rng, recheck_share, room)))
+    return pairs
+
+
+def sft(
+    model: TinyGPT,
+    pairs: Sequence[tuple[str, str]],
+    steps: int,
+    batch_size: int = 64,
+    lr: float = 3e-4,
+    seed: int = 0,
+) -> list[float]:
+    """Supervised fine-tuning on `(problem, completion)` pairs; returns the loss of each step.
+
+    Each step draws `batch_size` pairs with replacement (seeded) and takes one AdamW step of the
+    next-token loss on the completion only. The schedule is `tiny_gpt.train`'s, with a short
+    warm-up and a cosine decay to a tenth of `lr`.
+    """
+    if len(pairs) == 0:
+        raise ValueError("pairs must not be empty")
+    steps = _require_int(steps, "steps", 1)
+    rng = random.Random(_require_int(seed, "seed", 0))
+    context = model.config.context
+
+    def batches():
+        return batch_of([rng.choice(pairs) for _ in range(batch_size)], context)
+
+    return train(model, batches, steps=steps, lr=lr, min_lr=lr / 10, warmup=min(10, steps))
+
+
+@torch.no_grad()
+def rejection_sample(
+    model: TinyGPT,
+    problems: Sequence[str],
+    samples_per_problem: int,
+    temperature: float = 1.0,
+    seed: int = 0,
+    batch: int = 1024,
+) -> tuple[list[tuple[str, str]], dict[str, float]]:
+    """Stage 3's data: sample chains, keep the verified ones (right answer *and* well-formed).
+
+    Exact duplicates of a kept chain for the same problem are dropped. Returns the kept pairs
+    and statistics: samples drawn, share right, share kept, distinct problems covered.
+    """
+    n = _require_int(samples_per_problem, "samples_per_problem", 1)
+    generator = torch.Generator().manual_seed(_require_int(seed, "seed", 0))
+    flat = [p for p in problems for _ in range(n)]
+    kept: dict[tuple[str, str], None] = {}
+    right = 0
+    for start in range(0, len(flat), batch):
+        chunk = flat[start : start + batch]
+        out = sample(model, [prompt_of(p) for p in chunk], temperature, generator=generator)
+        for p, c in zip(chunk, out.completions, strict=True):
+            ok = grade(p, c) == 1.0
+            right += ok
+            if ok and format_reward(c) == 1.0:
+                kept.setdefault((p, c))
+    pairs = list(kept)
+    stats = {
+        "samples": float(len(flat)),
+        "right_share": right / max(1, len(flat)),
+        "kept": float(len(pairs)),
+        "problems_covered": float(len({p for p, _ in pairs})),
+    }
+    return pairs, stats
+
+
+def thinking_mode(completion: str) -> str:
+    """'answer_only' (`####N`, no thinking), 'chain' (well-formed steps), or 'malformed'."""
+    if format_reward(completion) == 1.0:
+        return "chain"
+    if completion.startswith("####") and completion[4:].lstrip("-").isdigit():
+        return "answer_only"
+    return "malformed"
+
+
+def recheck_count(completion: str) -> int:
+    """Number of steps that repeat the step just before them (the re-checks)."""
+    steps = completion.split(";")
+    return sum(a == b for a, b in zip(steps, steps[1:], strict=False))
+
+
+@torch.no_grad()
+def evaluate(
+    model: TinyGPT,
+    problems: Sequence[str],
+    n: int,
+    temperature: float = 1.0,
+    seed: int = 0,
+    ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128),
+    batch: int = 1024,
+    num_bootstrap: int = 1000,
+) -> dict:
+    """Sample `n` chains for each problem and summarise them.
+
+    Returns `counts` (right samples per problem), `pass_at_k` {k: mean unbiased pass@k} for the
+    ks <= n with a 95% bootstrap interval over problems (`pass_at_k_ci`), and the mean length in
+    tokens of right and wrong chains, the share of each thinking mode and the mean re-checks.
+    """
+    n = _require_int(n, "n", 1)
+    generator = torch.Generator().manual_seed(_require_int(seed, "seed", 0))
+    flat = [p for p in problems for _ in range(n)]
+    right = np.zeros(len(flat))
+    length = np.zeros(len(flat))
+    modes = {"chain": 0, "answer_only": 0, "malformed": 0}
+    rechecks = 0
+    for start in range(0, len(flat), batch):
+        chunk = flat[start : start + batch]
+        out = sample(model, [prompt_of(p) for p in chunk], temperature, generator=generator)
+        lengths = out.mask.sum(dim=1).tolist()
+        for j, (p, c) in enumerate(zip(chunk, out.completions, strict=True)):
+            right[start + j] = grade(p, c)
+            length[start + j] = lengths[j]
+            modes[thinking_mode(c)] += 1
+            rechecks += recheck_count(c)
+    counts = right.reshape(len(problems), n).sum(axis=1).astype(int)
+    rng = np.random.default_rng(seed)
+    table, ci = {}, {}
+    for k in (k for k in ks if k <= n):
+        per_problem = np.array([pass_at_k(n, int(c), k) for c in counts])
+        table[k] = float(per_problem.mean())
+        ci[k] = [float(x) for x in bootstrap_interval(per_problem, rng, num_bootstrap)]
+    total = len(flat)
+    return {
+        "problems": len(problems),
+        "samples_per_problem": n,
+        "temperature": temperature,
+        "counts": counts.tolist(),
+        "pass_at_k": table,
+        "pass_at_k_ci": ci,
+        "length_right": float(length[right == 1].mean()) if (right == 1).any() else None,
+        "length_wrong": float(length[right == 0].mean()) if (right == 0).any() else None,
+        "length": float(length.mean()),
+        "mode_share": {m: v / total for m, v in modes.items()},
+        "rechecks": rechecks / total,
+    }
+
+
+def smooth(values: Sequence[float | None], window: int) -> list[float | None]:
+    """Trailing moving average: point i is the mean of the finite values in the last `window`.
+
+    Missing values (None, NaN) are skipped; a window holding none gives None. Chapter 11 smooths
+    per-step training statistics with it (`widgets/r1_math.js` mirrors it).
+    """
+    window = _require_int(window, "window", 1)
+    out: list[float | None] = []
+    for i in range(len(values)):
+        seen = [
+            float(v)
+            for v in values[max(0, i - window + 1) : i + 1]
+            if v is not None and np.isfinite(v)
+        ]
+        out.append(sum(seen) / len(seen) if seen else None)
+    return out
