@@ -20,7 +20,7 @@ held-out problems, pass@k with the unbiased estimator, length and thinking-mode 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -115,6 +115,29 @@ def sft(
 
 
 @torch.no_grad()
+def sample_many(
+    model: TinyGPT,
+    problems: Sequence[str],
+    n: int,
+    temperature: float = 1.0,
+    seed: int = 0,
+    batch: int = 1024,
+) -> Iterator[tuple[str, str, int]]:
+    """`n` seeded samples for each problem, in batches: yields (problem, completion, tokens).
+
+    One `torch.Generator` seeded with `seed` drives every draw, so the same call gives the same
+    chains; `rejection_sample` and `evaluate` both sample through it.
+    """
+    n = _require_int(n, "n", 1)
+    generator = torch.Generator().manual_seed(_require_int(seed, "seed", 0))
+    flat = [p for p in problems for _ in range(n)]
+    for start in range(0, len(flat), batch):
+        chunk = flat[start : start + batch]
+        out = sample(model, [prompt_of(p) for p in chunk], temperature, generator=generator)
+        lengths = out.mask.sum(dim=1).tolist()
+        yield from zip(chunk, out.completions, lengths, strict=True)
+
+
 def rejection_sample(
     model: TinyGPT,
     problems: Sequence[str],
@@ -128,23 +151,18 @@ def rejection_sample(
     Exact duplicates of a kept chain for the same problem are dropped. Returns the kept pairs
     and statistics: samples drawn, share right, share kept, distinct problems covered.
     """
-    n = _require_int(samples_per_problem, "samples_per_problem", 1)
-    generator = torch.Generator().manual_seed(_require_int(seed, "seed", 0))
-    flat = [p for p in problems for _ in range(n)]
     kept: dict[tuple[str, str], None] = {}
-    right = 0
-    for start in range(0, len(flat), batch):
-        chunk = flat[start : start + batch]
-        out = sample(model, [prompt_of(p) for p in chunk], temperature, generator=generator)
-        for p, c in zip(chunk, out.completions, strict=True):
-            ok = grade(p, c) == 1.0
-            right += ok
-            if ok and format_reward(c) == 1.0:
-                kept.setdefault((p, c))
+    right = drawn = 0
+    for p, c, _ in sample_many(model, problems, samples_per_problem, temperature, seed, batch):
+        drawn += 1
+        ok = grade(p, c) == 1.0
+        right += ok
+        if ok and format_reward(c) == 1.0:
+            kept.setdefault((p, c))
     pairs = list(kept)
     stats = {
-        "samples": float(len(flat)),
-        "right_share": right / max(1, len(flat)),
+        "samples": float(drawn),
+        "right_share": right / max(1, drawn),
         "kept": float(len(pairs)),
         "problems_covered": float(len({p for p, _ in pairs})),
     }
@@ -166,7 +184,6 @@ def recheck_count(completion: str) -> int:
     return sum(a == b for a, b in zip(steps, steps[1:], strict=False))
 
 
-@torch.no_grad()
 def evaluate(
     model: TinyGPT,
     problems: Sequence[str],
@@ -184,21 +201,15 @@ def evaluate(
     tokens of right and wrong chains, the share of each thinking mode and the mean re-checks.
     """
     n = _require_int(n, "n", 1)
-    generator = torch.Generator().manual_seed(_require_int(seed, "seed", 0))
-    flat = [p for p in problems for _ in range(n)]
-    right = np.zeros(len(flat))
-    length = np.zeros(len(flat))
+    right = np.zeros(len(problems) * n)
+    length = np.zeros(len(problems) * n)
     modes = {"chain": 0, "answer_only": 0, "malformed": 0}
     rechecks = 0
-    for start in range(0, len(flat), batch):
-        chunk = flat[start : start + batch]
-        out = sample(model, [prompt_of(p) for p in chunk], temperature, generator=generator)
-        lengths = out.mask.sum(dim=1).tolist()
-        for j, (p, c) in enumerate(zip(chunk, out.completions, strict=True)):
-            right[start + j] = grade(p, c)
-            length[start + j] = lengths[j]
-            modes[thinking_mode(c)] += 1
-            rechecks += recheck_count(c)
+    for i, (p, c, tokens) in enumerate(sample_many(model, problems, n, temperature, seed, batch)):
+        right[i] = grade(p, c)
+        length[i] = tokens
+        modes[thinking_mode(c)] += 1
+        rechecks += recheck_count(c)
     counts = right.reshape(len(problems), n).sum(axis=1).astype(int)
     rng = np.random.default_rng(seed)
     table, ci = {}, {}
@@ -206,7 +217,7 @@ def evaluate(
         per_problem = np.array([pass_at_k(n, int(c), k) for c in counts])
         table[k] = float(per_problem.mean())
         ci[k] = [float(x) for x in bootstrap_interval(per_problem, rng, num_bootstrap)]
-    total = len(flat)
+    total = len(right)
     return {
         "problems": len(problems),
         "samples_per_problem": n,

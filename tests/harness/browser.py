@@ -166,7 +166,12 @@ class ChapterPage:
               const input = form.querySelector('input[type=range]') || form.querySelector('select')
                 || form.querySelector('input[type=number]') || form.querySelector('input');
               if (input.type === 'checkbox' || input.type === 'radio') {
-                for (const box of form.querySelectorAll('input')) box.checked = [].concat(value).includes(box.value);
+                // Inputs.checkbox/radio give each box its option's index as value; match the visible label.
+                const wanted = [].concat(value).map(String);
+                for (const box of form.querySelectorAll('input')) {
+                  const text = (box.closest('label') || box.parentElement).textContent.trim();
+                  box.checked = wanted.includes(text) || wanted.includes(box.value);
+                }
               } else if (input.tagName === 'SELECT') {
                 const option = [...input.options].find(o => o.textContent.trim() === String(value));  // by label, as a reader picks
                 if (!option) return `no option ${value}`;

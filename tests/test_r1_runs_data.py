@@ -1,0 +1,105 @@
+"""data/r1_runs.json: every job of scripts/run_r1.py recorded, with the code's current settings."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaluation import mean_pass_at_k
+from rl_reasoner import RLConfig, config_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import run_r1  # noqa: E402
+
+DOC = json.loads((ROOT / "data" / "r1_runs.json").read_text())
+RUNS = DOC["runs"]
+
+
+def test_every_job_is_recorded_and_nothing_else():
+    assert set(RUNS) == set(run_r1.jobs())
+
+
+def test_settings_match_the_script():
+    s = DOC["settings"]
+    assert s["rl_steps"] == run_r1.RL_STEPS and s["eval_every"] == run_r1.EVAL_EVERY
+    assert s["eval_problems"] == run_r1.EVAL_PROBLEMS and s["eval_seed"] == run_r1.EVAL_SEED
+    assert s["cold_start"] == run_r1.COLD_START and s["rejection"] == run_r1.REJECTION
+    assert s["sft_large"] == run_r1.SFT_LARGE and s["budgets"] == run_r1.BUDGETS
+    assert s["final_samples"] == {str(k): v for k, v in run_r1.FINAL_SAMPLES.items()}
+
+
+@pytest.mark.parametrize("name", [n for n, r in RUNS.items() if r["kind"] == "rl"])
+def test_rl_runs_are_complete_and_use_todays_config(name):
+    run = RUNS[name]
+    assert [h["step"] for h in run["history"]] == list(range(1, run_r1.RL_STEPS + 1))
+    assert [c["step"] for c in run["curve"]] == list(
+        range(0, run_r1.RL_STEPS + 1, run_r1.EVAL_EVERY)
+    )
+    want = json.loads(json.dumps(config_dict(RLConfig.preset(run["objective"]))))
+    assert run["config"] == want
+    for point in run["curve"]:
+        assert point["problems"] == 500 and point["samples_per_problem"] == run_r1.CURVE_SAMPLES
+    assert run["final"]["samples_per_problem"] == run_r1.FINAL_SAMPLES[run["seed"]]
+
+
+@pytest.mark.parametrize("name", [n for n, r in RUNS.items() if "final" in r])
+def test_final_evaluations_are_the_unbiased_estimator(name):
+    final = RUNS[name]["final"]
+    n, counts = final["samples_per_problem"], final["counts"]
+    assert final["problems"] == len(counts) >= 500 and n >= 32
+    for k, value in final["pass_at_k"].items():
+        assert value == pytest.approx(mean_pass_at_k([(n, c) for c in counts], int(k)), abs=1e-4)
+        lo, hi = final["pass_at_k_ci"][k]
+        assert lo - 1e-4 <= value <= hi + 1e-4
+    assert sum(final["mode_share"].values()) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_headline_models_have_500_by_128():
+    for name in (
+        "base4",
+        "cold",
+        "stage3",
+        "stage4_s0",
+        "zero_s0",
+        "base2",
+        "distill",
+        "student_rl_s0",
+        *[f"rl_{o}_s0" for o in run_r1.OBJECTIVES],
+    ):
+        final = RUNS[name]["final"]
+        assert final["problems"] >= 500 and final["samples_per_problem"] >= 128, name
+
+
+def test_rejection_sample_is_verified():
+    from arithmetic_task import grade
+    from rl_reasoner import format_reward
+
+    rs = RUNS["rs"]
+    assert rs["stats"]["kept"] <= rs["stats"]["samples"] * rs["stats"]["right_share"]
+    assert all(grade(p, c) == 1.0 and format_reward(c) == 1.0 for p, c in rs["pairs"])
+
+
+def test_budget_records_cover_the_grid():
+    rows = RUNS["budget"]["rows"]
+    for model in RUNS["budget"]["models"]:
+        for mode in ("cut", "extend"):
+            got = sorted(r["budget"] for r in rows if r["model"] == model and r["mode"] == mode)
+            assert got == run_r1.BUDGETS
+    assert all(0 <= r["accuracy"] <= 1 for r in rows)
+
+
+def test_shipped_cold_start_is_the_recorded_stage_1():
+    from tiny_gpt import load_checkpoint
+
+    model, meta = load_checkpoint(ROOT / "data" / "r1_cold_start.json")  # verifies the SHA-256
+    record = RUNS["cold"]
+    assert meta["metrics"]["pass_at_1"] == pytest.approx(
+        record["final"]["pass_at_k"]["1"], abs=1e-4
+    )
+    assert meta["training"]["steps"] == record["steps"] == run_r1.COLD_START["steps"]
+    assert model.config.n_layer == 4

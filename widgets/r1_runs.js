@@ -1,0 +1,184 @@
+// Chapter 11's run widgets: recorded RL runs of the tiny reasoner (data/r1_runs.json), drawn live.
+//
+//   objectiveCurves   a chosen statistic over RL steps, one line per run of the chosen objectives
+//   passAtKBeforeAfter pass@k against k for two models, recomputed from per-problem counts
+//   lengthCurves      mean length of right and of wrong chains over RL steps, per objective
+//
+// Rows come from the chapter's Python cells: `train` (one row per run and RL step), `curves` (the
+// held-out check-ups every few steps), `finals` ({model: {label, n, counts}}).
+import {meanPassAtK, powersOfTwo, smooth} from "./r1_math.js";
+
+export const OBJECTIVE_LABELS = {
+  grpo: "GRPO",
+  dr_grpo: "Dr. GRPO",
+  dapo: "DAPO",
+  gspo: "GSPO",
+  cispo: "CISPO"
+};
+const OBJECTIVE_COLORS = {
+  domain: Object.values(OBJECTIVE_LABELS),
+  range: ["#e07b00", "#3867d6", "#2a9d8f", "#9b5de5", "#d62828"]
+};
+
+/** The statistics a reader can plot, with their axis label and where they live. */
+export const METRICS = {
+  "held-out pass@1": {label: "held-out pass@1 (500 problems x 8 samples)", source: "curves", key: "pass1"},
+  "training reward": {label: "mean reward of the step's chains", source: "train", key: "reward"},
+  "training accuracy": {label: "share of the step's chains that are right", source: "train", key: "accuracy"},
+  "zero-advantage groups": {label: "share of groups with all rewards equal", source: "train", key: "zero_adv"},
+  "KL to the reference": {label: "k3 KL per token to the starting model", source: "train", key: "kl"}
+};
+
+function byRun(rows) {
+  const runs = new Map();
+  for (const r of rows) {
+    if (!runs.has(r.run)) runs.set(r.run, []);
+    runs.get(r.run).push(r);
+  }
+  for (const list of runs.values()) list.sort((a, b) => a.step - b.step);
+  return runs;
+}
+
+/** Smoothed training rows of the chosen objectives: [{run, objective, seed, step, value}]. */
+export function smoothedSeries(train, objectives, key, window) {
+  const out = [];
+  for (const [run, list] of byRun(train.filter((r) => objectives.includes(r.objective)))) {
+    const values = smooth(list.map((r) => r[key]), window);
+    list.forEach((r, i) => {
+      if (values[i] !== null) out.push({run, objective: OBJECTIVE_LABELS[r.objective], seed: r.seed, step: r.step, value: values[i]});
+    });
+  }
+  return out;
+}
+
+/** Mean over seeds of each objective's last smoothed value. */
+export function finalBySeedMean(series) {
+  const last = new Map();
+  for (const r of series) {
+    const prev = last.get(r.run);
+    if (!prev || r.step > prev.step) last.set(r.run, r);
+  }
+  const groups = new Map();
+  for (const r of last.values()) {
+    if (!groups.has(r.objective)) groups.set(r.objective, []);
+    groups.get(r.objective).push(r.value);
+  }
+  return [...groups].map(([objective, vs]) => ({objective, value: vs.reduce((a, b) => a + b, 0) / vs.length, seeds: vs.length}));
+}
+
+export function objectiveCurves({Plot, html}, {train, curves, objectives, metric, window = 8}) {
+  const spec = METRICS[metric];
+  if (!spec) throw new RangeError(`metric must be one of ${Object.keys(METRICS).join(", ")}, got ${metric}`);
+  let series;
+  let marks;
+  if (spec.source === "curves") {
+    series = curves
+      .filter((r) => objectives.includes(r.objective))
+      .map((r) => ({...r, objective: OBJECTIVE_LABELS[r.objective], value: r.pass1}));
+    marks = [
+      Plot.ruleX(series, {x: (d) => d.step + (d.seed - 0.5) * 1.2, y1: "lo", y2: "hi", stroke: "objective", strokeOpacity: 0.5}),
+      Plot.line(series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2, strokeDasharray: (d) => (d.seed ? "5,3" : null), marker: "circle"})
+    ];
+  } else {
+    series = smoothedSeries(train, objectives, spec.key, window);
+    marks = [Plot.line(series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2, strokeDasharray: (d) => (d.seed ? "5,3" : null)})];
+  }
+  const finals = finalBySeedMean(series);
+  const chart = Plot.plot({
+    height: 340,
+    marginLeft: 55,
+    x: {label: "RL step", domain: [0, Math.max(1, ...series.map((r) => r.step))]},
+    y: {label: spec.label, grid: true, zero: metric !== "held-out pass@1" && metric !== "training reward" && metric !== "training accuracy"},
+    color: {legend: true, ...OBJECTIVE_COLORS},
+    marks
+  });
+  return html`<div data-widget="objective-curves" data-series="${series.length}">${chart}
+    <p>Solid: seed 0; dashed: seed 1${spec.source === "curves" ? "; bars: 95% bootstrap intervals over problems" : `; trailing mean over ${window} steps`}.
+      At the last step (mean of the seeds):
+      ${finals.map((f) => html`<span>${f.objective} <b data-readout="${f.objective}" data-value=${f.value}>${f.value.toFixed(3)}</b>; </span>`)}</p>
+  </div>`;
+}
+
+/** pass@k curves [{model, k, pass}] for the chosen models, from their per-problem counts. */
+export function passAtKCurvesOf(finals, models) {
+  const rows = [];
+  for (const m of models) {
+    const {n, counts, label} = finals[m];
+    for (const k of powersOfTwo(n)) rows.push({model: label, k, pass: meanPassAtK(n, counts, k)});
+  }
+  return rows;
+}
+
+export function passAtKBeforeAfter({Plot, html}, {finals, before, after, k}) {
+  const models = [before, after];
+  const rows = passAtKCurvesOf(finals, models);
+  const n = Math.min(finals[before].n, finals[after].n);
+  const kk = Math.min(k, n);
+  const at = (m, kv) => meanPassAtK(finals[m].n, finals[m].counts, kv);
+  const b = at(before, kk);
+  const a = at(after, kk);
+  // The smallest k at which the model before RL catches up with the model after it, if any.
+  const cross = powersOfTwo(n).find((kv) => at(before, kv) >= at(after, kv));
+  const chart = Plot.plot({
+    height: 340,
+    marginLeft: 50,
+    x: {type: "log", base: 2, label: "samples per problem k", domain: [1, Math.max(...rows.map((r) => r.k))]},
+    y: {label: "pass@k on 500 held-out problems", domain: [0, 1], grid: true},
+    color: {legend: true, domain: models.map((m) => finals[m].label), range: ["#888", "#e07b00"]},
+    marks: [
+      Plot.ruleX([kk], {stroke: "#999", strokeDasharray: "4,3"}),
+      Plot.line(rows, {x: "k", y: "pass", stroke: "model", strokeWidth: 2.5, marker: "circle"})
+    ]
+  });
+  return html`<div data-widget="pass-at-k-rl">${chart}
+    <p>At k = ${kk}: <b>${finals[before].label}</b> <b data-readout="before" data-value=${b}>${b.toFixed(3)}</b>,
+      <b>${finals[after].label}</b> <b data-readout="after" data-value=${a}>${a.toFixed(3)}</b>
+      (difference <b data-readout="gain" data-value=${a - b}>${(a - b >= 0 ? "+" : "") + (a - b).toFixed(3)}</b>).
+      ${cross === undefined
+        ? html`<span data-readout="cross" data-value="-1">The model after RL stays ahead at every k up to ${n}.</span>`
+        : html`<span>The model before RL catches up from k = <b data-readout="cross" data-value=${cross}>${cross}</b>.</span>`}</p>
+  </div>`;
+}
+
+/** Smoothed lengths [{run, objective, seed, step, value, chains}] of right and wrong chains. */
+export function lengthSeries(train, objectives, window) {
+  const right = smoothedSeries(train, objectives, "length_right", window).map((r) => ({...r, chains: "right chains"}));
+  const wrong = smoothedSeries(train, objectives, "length_wrong", window).map((r) => ({...r, chains: "wrong chains"}));
+  return [...right, ...wrong];
+}
+
+export function lengthCurves({Plot, html}, {train, objectives, window = 8}) {
+  const rows = lengthSeries(train, objectives, window);
+  const summary = [];
+  for (const chains of ["right chains", "wrong chains"]) {
+    for (const objective of objectives.map((o) => OBJECTIVE_LABELS[o])) {
+      const own = rows.filter((r) => r.chains === chains && r.objective === objective);
+      if (!own.length) continue;
+      const steps = own.map((r) => r.step);
+      const first = Math.min(...steps);
+      const last = Math.max(...steps);
+      const mean = (s) => {
+        const vs = own.filter((r) => r.step === s).map((r) => r.value);
+        return vs.reduce((x, y) => x + y, 0) / vs.length;
+      };
+      summary.push({chains, objective, start: mean(first), end: mean(last)});
+    }
+  }
+  const chart = Plot.plot({
+    height: 360,
+    marginLeft: 50,
+    x: {label: "RL step"},
+    y: {label: "mean length (tokens)", grid: true},
+    fy: {label: null},
+    facet: {data: rows, y: "chains"},
+    color: {legend: true, ...OBJECTIVE_COLORS},
+    marks: [
+      Plot.frame({stroke: "#ddd"}),
+      Plot.line(rows, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2, strokeDasharray: (d) => (d.seed ? "5,3" : null)})
+    ]
+  });
+  return html`<div data-widget="length-curves">${chart}
+    <p>Trailing mean over ${window} steps of the training batches (256 chains a step); solid seed 0, dashed seed 1.
+      ${summary.map((s) => html`<span>${s.objective}, ${s.chains}: <b data-readout="${`${s.objective}|${s.chains}`}" data-value=${s.end}>${s.start.toFixed(1)} → ${s.end.toFixed(1)}</b>. </span>`)}</p>
+  </div>`;
+}
