@@ -32,6 +32,10 @@ export function pipelineDiagram({html}, {stages, value}) {
     buttons.set(s.id, b);
     root.append(b);
   }
+  // The arrows, written out: each stage and what it was made from.
+  const title = (id) => stages.find((t) => t.id === id).title;
+  const flow = stages.filter((s) => s.from.length).map((s) => `${s.from.map(title).join(" + ")} → ${s.title}`);
+  root.append(html`<p data-flow style="grid-row:${Math.max(...stages.map((s) => s.row)) + 2};grid-column:1 / -1;font-size:0.8em;opacity:0.8;margin:0">${flow.join(" · ")}</p>`);
   root.value = value ?? stages[0].id;
   paint();
   return root;

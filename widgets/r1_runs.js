@@ -29,6 +29,14 @@ export const METRICS = {
   "KL to the reference": {label: "k3 KL per token to the starting model", source: "train", key: "kl"}
 };
 
+/** One line mark per seed: seed 0 solid, seed 1 dashed (a dash pattern is a constant, not a channel). */
+function seedLines(Plot, rows, options) {
+  return [
+    Plot.line(rows.filter((d) => !d.seed), options),
+    Plot.line(rows.filter((d) => d.seed), {...options, strokeDasharray: "5,3"})
+  ];
+}
+
 function byRun(rows) {
   const runs = new Map();
   for (const r of rows) {
@@ -77,11 +85,11 @@ export function objectiveCurves({Plot, html}, {train, curves, objectives, metric
       .map((r) => ({...r, objective: OBJECTIVE_LABELS[r.objective], value: r.pass1}));
     marks = [
       Plot.ruleX(series, {x: (d) => d.step + (d.seed - 0.5) * 1.2, y1: "lo", y2: "hi", stroke: "objective", strokeOpacity: 0.5}),
-      Plot.line(series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2, strokeDasharray: (d) => (d.seed ? "5,3" : null), marker: "circle"})
+      ...seedLines(Plot, series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2, marker: "circle"})
     ];
   } else {
     series = smoothedSeries(train, objectives, spec.key, window);
-    marks = [Plot.line(series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2, strokeDasharray: (d) => (d.seed ? "5,3" : null)})];
+    marks = seedLines(Plot, series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2});
   }
   const finals = finalBySeedMean(series);
   const chart = Plot.plot({
@@ -167,14 +175,14 @@ export function lengthCurves({Plot, html}, {train, objectives, window = 8}) {
   const chart = Plot.plot({
     height: 360,
     marginLeft: 50,
+    marginRight: 95,
     x: {label: "RL step"},
     y: {label: "mean length (tokens)", grid: true},
     fy: {label: null},
-    facet: {data: rows, y: "chains"},
     color: {legend: true, ...OBJECTIVE_COLORS},
     marks: [
       Plot.frame({stroke: "#ddd"}),
-      Plot.line(rows, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2, strokeDasharray: (d) => (d.seed ? "5,3" : null)})
+      ...seedLines(Plot, rows, {x: "step", y: "value", fy: "chains", z: "run", stroke: "objective", strokeWidth: 2})
     ]
   });
   return html`<div data-widget="length-curves">${chart}
