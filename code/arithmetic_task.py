@@ -29,12 +29,12 @@ import hashlib
 import random
 import re
 from collections.abc import Sequence
-from numbers import Integral, Real
+from numbers import Real
 
 import torch
 from torch import Tensor
 
-from reasoning import extract_answer, solve_chain
+from reasoning import extract_answer, require_int, solve_chain
 from rewards import accuracy_reward
 
 __all__ = [
@@ -77,15 +77,6 @@ _PROBLEM = re.compile(r"[0-9](?:[+-][0-9]){2,4}")
 # ---------------------------------------------------------------------------------------------
 # Argument checks
 # ---------------------------------------------------------------------------------------------
-
-
-def _require_int(value: object, name: str, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 def _require_share(value: object, name: str) -> float:
@@ -178,8 +169,8 @@ def random_problem(rng: random.Random, split: str = "train") -> str:
 
 def held_out_problems(n: int, seed: int = 0) -> list[str]:
     """``n`` distinct held-out problems, in a fixed order for a given seed (the eval sets)."""
-    n = _require_int(n, "n", minimum=1)
-    rng = random.Random(_require_int(seed, "seed"))
+    n = require_int(n, "n", minimum=1)
+    rng = random.Random(require_int(seed, "seed"))
     seen: dict[str, None] = {}
     while len(seen) < n:
         seen.setdefault(random_problem(rng, "held_out"))
@@ -213,10 +204,10 @@ def write_chain(problem: str, slip_step: int | None = None, slip_delta: int = 0)
     _check_problem(problem)
     num_steps = len(problem) // 2
     if slip_step is not None:
-        _require_int(slip_step, "slip_step", minimum=0)
+        require_int(slip_step, "slip_step", minimum=0)
         if slip_step >= num_steps:
             raise ValueError(f"slip_step must be < {num_steps} for {problem!r}, got {slip_step}")
-    slip_delta = _require_int(slip_delta, "slip_delta")
+    slip_delta = require_int(slip_delta, "slip_delta")
     if slip_step is None:
         return solve_chain(problem)
     value = int(problem[0])
@@ -243,7 +234,7 @@ def add_rechecks(chain: str, rng: random.Random, recheck_share: float, max_chars
     """
     _require_rng(rng)
     recheck_share = _require_share(recheck_share, "recheck_share")
-    max_chars = _require_int(max_chars, "max_chars", minimum=len(chain))
+    max_chars = require_int(max_chars, "max_chars", minimum=len(chain))
     *steps, answer = chain.split(";")
     out: list[str] = []
     budget = max_chars - len(chain)
@@ -302,7 +293,7 @@ def encode_example(problem: str, completion: str, context: int = 64) -> tuple[Te
     by the loss) wherever the target is part of the prompt or padding: the model is trained to
     write the completion, not the question.
     """
-    context = _require_int(context, "context", minimum=2)
+    context = require_int(context, "context", minimum=2)
     prompt = encode(BOS + prompt_of(problem))
     target = encode(completion + EOS)
     seq = prompt + target
@@ -337,8 +328,8 @@ def make_batch(
     Returns ``(x, y)``, both ``(batch_size, context)`` int64.
     """
     _require_rng(rng)
-    batch_size = _require_int(batch_size, "batch_size", minimum=1)
-    context = _require_int(context, "context", minimum=2)
+    batch_size = require_int(batch_size, "batch_size", minimum=1)
+    context = require_int(context, "context", minimum=2)
     pairs = []
     for _ in range(batch_size):
         problem = random_problem(rng, "train")

@@ -35,6 +35,7 @@ from arithmetic_task import (
     write_chain,
 )
 from evaluation import bootstrap_interval, pass_at_k
+from reasoning import require_int
 from rl_reasoner import format_reward
 from tiny_gpt import TinyGPT, TinyGPTConfig, sample, train
 
@@ -45,12 +46,6 @@ PRETRAIN_MIX = {"slip_share": 0.45, "recheck_share": 0.3, "answer_only_share": 0
 COLD_START_RECHECK = 0.3
 
 
-def _require_int(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return value
-
-
 def pretrain_base(
     n_layer: int = 4, steps: int = 800, batch_size: int = 128, seed: int = 0, lr: float = 3e-3
 ) -> tuple[TinyGPT, list[float]]:
@@ -58,14 +53,14 @@ def pretrain_base(
 
     Weights from `seed`, data from `seed + 1` (as `scripts/train_tiny_reasoner.py` does).
     """
-    _require_int(n_layer, "n_layer", 1)
+    require_int(n_layer, "n_layer", 1)
     model = TinyGPT(TinyGPTConfig(n_layer=n_layer), seed=seed)
     rng = random.Random(seed + 1)
     context = model.config.context
     losses = train(
         model,
         lambda: make_batch(rng, batch_size, context=context, **PRETRAIN_MIX),
-        steps=_require_int(steps, "steps", 1),
+        steps=require_int(steps, "steps", 1),
         lr=lr,
     )
     return model, losses
@@ -79,9 +74,9 @@ def cold_start_set(
     No slips and no bare answers; steps are re-checked with probability `recheck_share`, so the
     cold start teaches the format and the habit of checking, not arithmetic the base lacks.
     """
-    rng = random.Random(_require_int(seed, "seed", 0))
+    rng = random.Random(require_int(seed, "seed", 0))
     pairs = []
-    for _ in range(_require_int(n, "n", 1)):
+    for _ in range(require_int(n, "n", 1)):
         problem = random_problem(rng, "train")
         room = context - len(problem) - 2
         pairs.append((problem, add_rechecks(write_chain(problem), rng, recheck_share, room)))
@@ -104,8 +99,8 @@ def sft(
     """
     if len(pairs) == 0:
         raise ValueError("pairs must not be empty")
-    steps = _require_int(steps, "steps", 1)
-    rng = random.Random(_require_int(seed, "seed", 0))
+    steps = require_int(steps, "steps", 1)
+    rng = random.Random(require_int(seed, "seed", 0))
     context = model.config.context
 
     def batches():
@@ -128,8 +123,8 @@ def sample_many(
     One `torch.Generator` seeded with `seed` drives every draw, so the same call gives the same
     chains; `rejection_sample` and `evaluate` both sample through it.
     """
-    n = _require_int(n, "n", 1)
-    generator = torch.Generator().manual_seed(_require_int(seed, "seed", 0))
+    n = require_int(n, "n", 1)
+    generator = torch.Generator().manual_seed(require_int(seed, "seed", 0))
     flat = [p for p in problems for _ in range(n)]
     for start in range(0, len(flat), batch):
         chunk = flat[start : start + batch]
@@ -200,7 +195,7 @@ def evaluate(
     ks <= n with a 95% bootstrap interval over problems (`pass_at_k_ci`), and the mean length in
     tokens of right and wrong chains, the share of each thinking mode and the mean re-checks.
     """
-    n = _require_int(n, "n", 1)
+    n = require_int(n, "n", 1)
     right = np.zeros(len(problems) * n)
     length = np.zeros(len(problems) * n)
     modes = {"chain": 0, "answer_only": 0, "malformed": 0}
@@ -239,7 +234,7 @@ def smooth(values: Sequence[float | None], window: int) -> list[float | None]:
     Missing values (None, NaN) are skipped; a window holding none gives None. Chapter 11 smooths
     per-step training statistics with it (`widgets/r1_math.js` mirrors it).
     """
-    window = _require_int(window, "window", 1)
+    window = require_int(window, "window", 1)
     out: list[float | None] = []
     for i in range(len(values)):
         seen = [

@@ -38,6 +38,7 @@ __all__ = [
     "weighted_vote",
     "best_of_n_accuracy",
     "simulate_vote_vs_verifier",
+    "require_int",
 ]
 
 
@@ -46,7 +47,7 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 
 
-def _require_int(value: object, name: str, minimum: int | None = None) -> int:
+def require_int(value: object, name: str, minimum: int | None = None) -> int:
     """Return ``value`` as an ``int``; TypeError if it is not an integer, ValueError if too small.
 
     ``bool`` is rejected even though it subclasses ``int``: ``n=True`` is a bug, not one sample.
@@ -216,7 +217,7 @@ def self_consistency(sample_fn: Callable[[], str], n: int) -> tuple[str | None, 
     marginalised out and only the final answers are compared.
     """
     _require_callable(sample_fn, "sample_fn")
-    n = _require_int(n, "n", minimum=1)
+    n = require_int(n, "n", minimum=1)
     answers = [extract_answer(sample_fn()) for _ in range(n)]
     return majority_vote(answers), vote_distribution(answers)
 
@@ -239,8 +240,8 @@ class NoisyReasoner:
             raise TypeError(f"correct must be a str, got {type(correct).__name__}")
         self.correct = correct
         self.p = _require_probability(p, "p")
-        num_distractors = _require_int(num_distractors, "num_distractors", minimum=1)
-        self.seed = _require_int(seed, "seed")
+        num_distractors = require_int(num_distractors, "num_distractors", minimum=1)
+        self.seed = require_int(seed, "seed")
         self.distractors: tuple[str, ...] = tuple(
             str(i) for i in range(num_distractors + 1) if str(i) != correct
         )[:num_distractors]
@@ -309,7 +310,7 @@ class SlipChainReasoner:
         _, self._correct = _write_chain(problem)  # validates problem
         self.problem = problem
         self.slip_prob = _require_probability(slip_prob, "slip_prob")
-        self.seed = _require_int(seed, "seed")
+        self.seed = require_int(seed, "seed")
         self._rng = random.Random(self.seed)
 
     @property
@@ -362,7 +363,7 @@ def condorcet_majority_prob(p: float, n: int) -> float:
     this keeps P(n) = 1/2 at p = 1/2 for every n. P(n) -> 1 for p > 1/2 and -> 0 for p < 1/2.
     """
     p = _require_probability(p, "p")
-    n = _require_int(n, "n", minimum=1)
+    n = require_int(n, "n", minimum=1)
     pmf = _binomial_pmf(n, p)
     majority = float(np.sum(pmf[n // 2 + 1 :]))
     tie = 0.5 * float(pmf[n // 2]) if n % 2 == 0 else 0.0
@@ -393,8 +394,8 @@ def plurality_vote_prob(p: float, n: int, num_distractors: int) -> float:
     needs.
     """
     p = _require_probability(p, "p")
-    n = _require_int(n, "n", minimum=1)
-    num_distractors = _require_int(num_distractors, "num_distractors", minimum=1)
+    n = require_int(n, "n", minimum=1)
+    num_distractors = require_int(num_distractors, "num_distractors", minimum=1)
 
     # split[m][u][c] = P(Binomial(u, 1/m) = c): the next of m wrong answers takes c of u votes.
     split = {
@@ -503,12 +504,12 @@ def demonstrate_self_consistency(
     table beside the Condorcet bound.
     """
     p = _require_probability(p, "p")
-    num_distractors = _require_int(num_distractors, "num_distractors", minimum=1)
-    trials = _require_int(trials, "trials", minimum=1)
-    seed = _require_int(seed, "seed")
+    num_distractors = require_int(num_distractors, "num_distractors", minimum=1)
+    trials = require_int(trials, "trials", minimum=1)
+    seed = require_int(seed, "seed")
     if isinstance(ns, str) or not isinstance(ns, Iterable):
         raise TypeError(f"ns must be a sequence of ints, got {type(ns).__name__}")
-    ns = [_require_int(n, "ns", minimum=1) for n in ns]
+    ns = [require_int(n, "ns", minimum=1) for n in ns]
     if not ns:
         raise ValueError("ns must contain at least one sample count")
     if len(set(ns)) != len(ns):
@@ -552,7 +553,7 @@ def best_of_n(sample_fn: Callable[[], str], score_fn: Callable[[str], float], n:
     """
     _require_callable(sample_fn, "sample_fn")
     _require_callable(score_fn, "score_fn")
-    n = _require_int(n, "n", minimum=1)
+    n = require_int(n, "n", minimum=1)
     best, best_score = None, -math.inf
     for _ in range(n):
         candidate = sample_fn()
@@ -624,7 +625,7 @@ def best_of_n_accuracy(p: float, n: int, separation: float) -> float:
     that the best right sample scores x, times the chance every wrong one scores below x.
     """
     p = _require_probability(p, "p")
-    n = _require_int(n, "n", minimum=1)
+    n = require_int(n, "n", minimum=1)
     if (
         isinstance(separation, bool)
         or not isinstance(separation, Real)
@@ -663,12 +664,12 @@ def simulate_vote_vs_verifier(
     vote. Returns one record per n: {"n", "vote", "best_of_n", "weighted"}.
     """
     p = _require_probability(p, "p")
-    num_distractors = _require_int(num_distractors, "num_distractors", minimum=1)
-    trials = _require_int(trials, "trials", minimum=1)
-    rng = np.random.default_rng(_require_int(seed, "seed"))
+    num_distractors = require_int(num_distractors, "num_distractors", minimum=1)
+    trials = require_int(trials, "trials", minimum=1)
+    rng = np.random.default_rng(require_int(seed, "seed"))
     rows = []
     for n in ns:
-        n = _require_int(n, "ns", minimum=1)
+        n = require_int(n, "ns", minimum=1)
         right = rng.random((trials, n)) < p
         answers = np.where(right, 0, rng.integers(1, num_distractors + 1, size=(trials, n)))
         scores = rng.standard_normal((trials, n)) + separation * right

@@ -35,7 +35,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
-from numbers import Integral, Real
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from arithmetic_task import BOS, EOS, PAD, PROMPT_CHARS, VOCAB, encode, grade, prompt_of
+from reasoning import require_int
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -71,15 +72,6 @@ _PAD_ID, _BOS_ID, _EOS_ID = VOCAB.index(PAD), VOCAB.index(BOS), VOCAB.index(EOS)
 # ---------------------------------------------------------------------------------------------
 # Argument checks
 # ---------------------------------------------------------------------------------------------
-
-
-def _require_int(value: object, name: str, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 def _require_real(value: object, name: str) -> float:
@@ -124,7 +116,7 @@ class TinyGPTConfig:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            _require_int(getattr(self, f.name), f.name, minimum=1)
+            require_int(getattr(self, f.name), f.name, minimum=1)
         if self.n_embd % self.n_head:
             raise ValueError(
                 f"n_embd must be divisible by n_head, got n_embd={self.n_embd}, "
@@ -156,7 +148,7 @@ class KVCache:
     """
 
     def __init__(self, config: TinyGPTConfig, batch_size: int, dtype: torch.dtype) -> None:
-        batch_size = _require_int(batch_size, "batch_size", minimum=1)
+        batch_size = require_int(batch_size, "batch_size", minimum=1)
         head_dim = config.n_embd // config.n_head
         shape = (batch_size, config.n_head, config.context, head_dim)
         self.keys = [torch.zeros(shape, dtype=dtype) for _ in range(config.n_layer)]
@@ -222,7 +214,7 @@ class TinyGPT(nn.Module):
         if not isinstance(config, TinyGPTConfig):
             raise TypeError(f"config must be a TinyGPTConfig, got {type(config).__name__}")
         self.config = config
-        seed = _require_int(seed, "seed")
+        seed = require_int(seed, "seed")
         # torch's layers draw default weights from the global RNG as they are built; fork it so
         # building a model leaves it untouched (every weight is then drawn from `seed`).
         with torch.random.fork_rng(devices=[]):
@@ -309,10 +301,10 @@ def train(
     _require_model(model)
     if not callable(batches):
         raise TypeError(f"batches must be callable, got {type(batches).__name__}")
-    steps = _require_int(steps, "steps", minimum=1)
-    warmup = _require_int(warmup, "warmup", minimum=0)
+    steps = require_int(steps, "steps", minimum=1)
+    warmup = require_int(warmup, "warmup", minimum=0)
     lr, min_lr = _require_real(lr, "lr"), _require_real(min_lr, "min_lr")
-    log_every = _require_int(log_every, "log_every", minimum=0)
+    log_every = require_int(log_every, "log_every", minimum=0)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW(
@@ -517,7 +509,7 @@ def sample(
     context = model.config.context
     ids = encode_prompts(prompts, context)
     if max_new_tokens is not None:
-        max_new_tokens = _require_int(max_new_tokens, "max_new_tokens", minimum=1)
+        max_new_tokens = require_int(max_new_tokens, "max_new_tokens", minimum=1)
 
     b = len(ids)
     groups: dict[int, list[int]] = {}
@@ -602,9 +594,9 @@ def sample_chains(
     """
     if isinstance(problems, str) or not isinstance(problems, Sequence):
         raise TypeError(f"problems must be a list of str, got {type(problems).__name__}")
-    n = _require_int(n, "n", minimum=1)
-    batch_size = _require_int(batch_size, "batch_size", minimum=1)
-    generator = torch.Generator().manual_seed(_require_int(seed, "seed"))
+    n = require_int(n, "n", minimum=1)
+    batch_size = require_int(batch_size, "batch_size", minimum=1)
+    generator = torch.Generator().manual_seed(require_int(seed, "seed"))
     prompts = [prompt_of(p) for p in problems for _ in range(n)]
     completions: list[str] = []
     for start in range(0, len(prompts), batch_size):

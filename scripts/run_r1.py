@@ -136,15 +136,6 @@ def job_pretrain(name: str, n_layer: int) -> None:
     )
 
 
-def job_eval_only(name: str, start: str, samples: int) -> None:
-    """Evaluate an existing checkpoint (the pre-trained bases, trained by `job_pretrain`)."""
-    from r1_pipeline import evaluate
-
-    with _Clock() as clock:
-        final = evaluate(_load(start), _held_out(), samples, seed=EVAL_SEED)
-    _write(name, {"kind": "eval", "start": start, "final": final, "timing": clock.record()})
-
-
 def job_sft(name: str, start: str, data: str, steps: int, batch_size: int, lr: float) -> None:
     from r1_pipeline import cold_start_set, evaluate, sft
 

@@ -22,11 +22,11 @@ const OBJECTIVE_COLORS = {
 
 /** The statistics a reader can plot, with their axis label and where they live. */
 export const METRICS = {
-  "held-out pass@1": {label: "held-out pass@1 (500 problems x 8 samples)", source: "curves", key: "pass1"},
-  "training reward": {label: "mean reward of the step's chains", source: "train", key: "reward"},
-  "training accuracy": {label: "share of the step's chains that are right", source: "train", key: "accuracy"},
-  "zero-advantage groups": {label: "share of groups with all rewards equal", source: "train", key: "zero_adv"},
-  "KL to the reference": {label: "k3 KL per token to the starting model", source: "train", key: "kl"}
+  "held-out pass@1": {label: "held-out pass@1 (500 problems x 8 samples)", source: "curves", key: "pass1", zero: false},
+  "training reward": {label: "mean reward of the step's chains", source: "train", key: "reward", zero: false},
+  "training accuracy": {label: "share of the step's chains that are right", source: "train", key: "accuracy", zero: false},
+  "zero-advantage groups": {label: "share of groups with all rewards equal", source: "train", key: "zero_adv", zero: true},
+  "KL to the reference": {label: "k3 KL per token to the starting model", source: "train", key: "kl", zero: true}
 };
 
 /** One line mark per seed: seed 0 solid, seed 1 dashed (a dash pattern is a constant, not a channel). */
@@ -96,7 +96,7 @@ export function objectiveCurves({Plot, html}, {train, curves, objectives, metric
     height: 340,
     marginLeft: 55,
     x: {label: "RL step", domain: [0, Math.max(1, ...series.map((r) => r.step))]},
-    y: {label: spec.label, grid: true, zero: metric !== "held-out pass@1" && metric !== "training reward" && metric !== "training accuracy"},
+    y: {label: spec.label, grid: true, zero: spec.zero},
     color: {legend: true, ...OBJECTIVE_COLORS},
     marks
   });
