@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from nbclient.exceptions import CellExecutionError
 
-from conftest import executed
-from harness.qmd import parse_qmd
+from conftest import ROOT, executed
+from harness.pandoc import read_prose
+from harness.qmd import CellOptionError, output_dropped, parse_qmd
 
 
 def test_parse_finds_cells_in_order():
@@ -31,8 +32,8 @@ b = a + 1
 """
     cells = parse_qmd(text)
     assert [c.kind for c in cells] == ["inline", "python", "ojs"]
-    assert cells[1].options == {"echo": "false"}
-    assert cells[2].options == {"echo": "false"}
+    assert cells[1].options == {"echo": False}
+    assert cells[2].options == {"echo": False}
 
 
 def test_unclosed_cell_is_an_error():
@@ -74,3 +75,47 @@ def test_ojs_cell_error_is_reported(open_chapter):
     assert any("undefinedVariable" in e for e in errors), errors
     with pytest.raises(AssertionError):
         page.assert_clean()
+
+
+@pytest.mark.parametrize(
+    "head",
+    ["#|echo: false", "#| echo: false", "# | echo: false", "#  |echo: false"],
+)
+def test_cell_options_are_read_as_quarto_reads_them(head):
+    """Quarto's pattern is `#`, optional whitespace, `|`, one optional space."""
+    (cell,) = parse_qmd(f"```{{python}}\n{head}\nx = 1\n```\n")
+    assert cell.options == {"echo": False}
+
+
+def test_a_comment_that_looks_like_an_option_fails():
+    with pytest.raises(CellOptionError, match="Validation of YAML cell metadata failed"):
+        executed("fixtures/harness-bad-option")
+
+
+@pytest.mark.parametrize(
+    "head, match",
+    [("#| echo: nope", "echo"), ("#| inculde: false", "unknown option"), ("#| echo: [", "YAML")],
+)
+def test_invalid_cell_options_fail(head, match):
+    with pytest.raises(CellOptionError, match=match):
+        parse_qmd(f"```{{python}}\n{head}\nx = 1\n```\n")
+
+
+def test_execute_defaults_reach_the_cells():
+    text = "---\nexecute:\n  output: false\n---\n\n```{python}\nx = 1\n```\n"
+    (cell,) = parse_qmd(text, project={"execute": {"echo": False, "freeze": "auto"}})
+    assert cell.options == {"echo": False, "output": False}
+    assert output_dropped(cell.options) == "output: false"
+
+
+def test_ojs_define_in_a_dropped_cell_fails():
+    with pytest.raises(ValueError, match="include: false.*Quarto drops"):
+        executed("fixtures/harness-dropped-define")
+
+
+def test_pandoc_sees_broken_math_and_dangling_references():
+    prose = read_prose(ROOT / "tests/fixtures/harness-prose-defects.qmd")
+    assert len(prose.stray_dollars) == 1 and "varepsilon" in prose.stray_dollars[0]
+    assert prose.references == {"sec-nowhere", "sec-here"}
+    assert "sec-here" in prose.ids and "sec-nowhere" not in prose.ids
+    assert prose.citations == {"nobody2099"}

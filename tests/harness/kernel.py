@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from .qmd import Cell, parse_file
+from .qmd import Cell, output_dropped, parse_file
 
 # Quarto's own definition of ojs_define for Python kernels (quarto-cli, jupyter setup code).
 QUARTO_OJS_DEFINE = r"""
@@ -105,7 +105,7 @@ def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell(QUARTO_OJS_DEFINE, metadata={"role": "setup"}))
     for i, cell in enumerate(cells):
-        if cell.kind == "python":
+        if cell.kind == "python" and cell.options.get("eval") is not False:  # Quarto skips eval: false
             nb.cells.append(
                 nbformat.v4.new_code_cell(cell.source, metadata={"role": "cell", "i": i})
             )
@@ -136,6 +136,14 @@ def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
             run.outputs.append(_text_of(nb_cell.outputs))
             for out in nb_cell.outputs:
                 if out.output_type == "display_data" and out.get("metadata", {}).get("ojs_define"):
+                    cell = cells[nb_cell.metadata["i"]]
+                    dropped = output_dropped(cell.options)
+                    if dropped:
+                        raise ValueError(
+                            f"{path.name}:{cell.line}: ojs_define in a cell with `{dropped}`: Quarto "
+                            "drops that cell's output, and ojs_define's data travel in it, so the "
+                            "page's OJS never sees them. Use `echo: false` instead."
+                        )
                     m = OJS_SCRIPT.search(out["data"]["text/html"])
                     run.define_scripts.append(m.group(1))
                     for item in _strict_json(m.group(1))["contents"]:
