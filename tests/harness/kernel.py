@@ -50,6 +50,21 @@ def ojs_define(**kwargs):
 globals()["ojs_define"] = ojs_define
 """
 
+# Quarto's Jupyter setup code also picks plotly's renderer: "notebook" (plotly.js inlined with the
+# first figure), or "notebook_connected" under `execute: plotly-connected: true`, and trims the
+# templates' margins. A bare kernel would pick "plotly_mimetype" instead, whose output carries no
+# HTML at all, so without this the harness would never see what a figure puts on the page.
+QUARTO_PLOTLY_SETUP = r"""
+try:
+  import plotly.io as _pio
+  _pio.renderers.default = "notebook"
+  for _name in _pio.templates.keys():
+    _pio.templates[_name].layout.margin = dict(t=30, r=0, b=0, l=0)
+  del _pio, _name
+except ImportError:
+  pass
+"""
+
 OJS_SCRIPT = re.compile(r'<script type="ojs-define">(.*)</script>', re.S)
 NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")
 
@@ -73,6 +88,7 @@ class ChapterRun:
     defines: dict[str, object] = field(default_factory=dict)  # name -> value, as OJS sees it
     inline: list[tuple[Cell, str]] = field(default_factory=list)  # expression -> rendered text
     outputs: list[str] = field(default_factory=list)  # stdout of each python cell, in order
+    html_outputs: list[tuple[Cell, str]] = field(default_factory=list)  # each text/html output
     seconds: float = 0.0
 
     @property
@@ -103,6 +119,7 @@ def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
     path = Path(path).resolve()
     cells = parse_file(path)
     nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(QUARTO_PLOTLY_SETUP, metadata={"role": "setup"}))
     nb.cells.append(nbformat.v4.new_code_cell(QUARTO_OJS_DEFINE, metadata={"role": "setup"}))
     for i, cell in enumerate(cells):
         if cell.kind == "python" and cell.options.get("eval") is not False:  # Quarto skips eval: false
@@ -134,6 +151,8 @@ def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
         role = nb_cell.metadata.get("role")
         if role == "cell":
             run.outputs.append(_text_of(nb_cell.outputs))
+            run.html_outputs.extend((cells[nb_cell.metadata["i"]], out["data"]["text/html"])
+                                    for out in nb_cell.outputs if "text/html" in out.get("data", {}))
             for out in nb_cell.outputs:
                 if out.output_type == "display_data" and out.get("metadata", {}).get("ojs_define"):
                     cell = cells[nb_cell.metadata["i"]]

@@ -1,0 +1,49 @@
+"""How the book's Plotly figures reach the page: plotly.js once, MathJax never.
+
+Quarto's Jupyter setup selects plotly's "notebook" renderer. That renderer inlines plotly.js
+with a page's first figure, which is what a static page needs, but it also writes a MathJax
+`<script src>` into every figure. The book typesets its math with KaTeX, so MathJax is a second
+math engine loaded for nothing, and a page with two figures loads it twice (a console error).
+
+`use_book_renderer()` makes the "book" renderer below the default: the notebook renderer's
+one-time plotly.js, and each figure's HTML without MathJax. Call it in a chapter's setup cell,
+after Quarto's setup has run; a chapter then shows a figure as usual (`fig` or `fig.show()`).
+"""
+
+from __future__ import annotations
+
+import plotly.io as pio
+from plotly.io.base_renderers import NotebookRenderer
+
+
+class BookRenderer(NotebookRenderer):
+    """plotly's notebook renderer, minus MathJax.
+
+    `activate()` (inherited) displays plotly.js once, with the first figure after the renderer
+    becomes the default; `to_mimebundle` writes one figure's `<div>` and its `newPlot` call.
+    """
+
+    def to_mimebundle(self, fig_dict: dict) -> dict[str, str]:
+        """One figure as HTML that relies on the plotly.js `activate()` put on the page."""
+        html = pio.to_html(
+            fig_dict,
+            config=self.config,
+            include_plotlyjs=False,
+            include_mathjax=False,
+            full_html=False,
+            default_width="100%",
+            default_height=525,
+            validate=False,
+        )
+        return {"text/html": html}
+
+
+def use_book_renderer() -> None:
+    """Register the "book" renderer and make it the default for this kernel.
+
+    Setting the default (again) is what re-arms the one-time plotly.js, so every chapter calls
+    this: a kernel that Quarto reuses across renders then still puts plotly.js on each page.
+    """
+    if "book" not in pio.renderers:
+        pio.renderers["book"] = BookRenderer()
+    pio.renderers.default = "book"
