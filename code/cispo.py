@@ -44,21 +44,36 @@ __all__ = [
     "cispo_gradient_coefficient",
     "demonstrate_reflection_token",
     "cliff_vs_plateau_curve",
+    "fork_eps_needed",
     "REFLECTION_TOKENS",
+    "EPS_SWEEP",
+    "WALL_MARGIN",
 ]
 
+Token = tuple[str, float, float, bool]  # (label, ratio, advantage, is_fork)
+
 # One reasoning step's tokens: (label, ratio pi_theta/pi_old, advantage, is_fork). The three fork
-# tokens were just reinforced, so their ratios sit far above 1 + eps.
-REFLECTION_TOKENS: tuple[tuple[str, float, float, bool], ...] = (
-    ("the", 1.02, 0.10, False),
-    ("answer", 0.98, 0.20, False),
-    ("is", 1.05, -0.15, False),
-    ("However", 1.60, 0.90, True),
-    ("we", 1.01, 0.05, False),
-    ("Recheck", 1.80, 0.75, True),
-    ("step", 0.99, -0.10, False),
-    ("Wait", 1.45, 0.85, True),
+# tokens were just reinforced, so their ratios sit far above 1 + eps. Every ratio ends in a 5 in
+# the third decimal, halfway between the points of any 0.01-step eps grid (the chapter's sweep,
+# its slider), so no wall 1 +/- eps ever lands on a ratio: there, which side the float32
+# exp(log r) falls on depends on the CPU's vector maths, and so would the count of forks kept.
+REFLECTION_TOKENS: tuple[Token, ...] = (
+    ("the", 1.015, 0.10, False),
+    ("answer", 0.985, 0.20, False),
+    ("is", 1.035, -0.15, False),
+    ("However", 1.615, 0.90, True),
+    ("we", 1.005, 0.05, False),
+    ("Recheck", 1.835, 0.75, True),
+    ("step", 0.995, -0.10, False),
+    ("Wait", 1.455, 0.85, True),
 )
+
+# The symmetric GRPO clips the chapter sweeps; none puts a wall on a token's ratio.
+EPS_SWEEP: tuple[float, ...] = (0.2, 0.4, 0.5, 0.7, 0.9)
+
+# How close (relative) a clip wall may come to a ratio before a result would hinge on rounding:
+# float32 exp(log r) is within a few ulps (~1e-7 relative) of r, so 1e-5 leaves a wide margin.
+WALL_MARGIN = 1e-5
 
 
 # ----------------------------------------------------------------------------- validation
@@ -124,6 +139,24 @@ def _check_padding(mask: Any, shape: torch.Size, name: str) -> Tensor | None:
     if float(m.sum()) == 0.0:
         raise ValueError(f"{name} must keep at least one token")
     return mask.detach()
+
+
+def _check_off_walls(
+    ratios: list[float], advs: list[float], labels: list[str], eps: float, name: str
+) -> None:
+    """Refuse a clip whose wall sits on a token's ratio, on the side the token's advantage pushes.
+
+    There the mask's answer (``r > 1 + eps`` for ``A > 0``, ``r < 1 - eps`` for ``A < 0``) is
+    decided by the last bit of ``exp(log r)``, which differs between CPUs: the result would not
+    be reproducible. Moving ``eps`` (or the ratio) by more than ``WALL_MARGIN`` settles it.
+    """
+    for label, r, a in zip(labels, ratios, advs, strict=True):
+        wall = 1.0 + eps if a > 0 else 1.0 - eps if a < 0 else None
+        if wall is not None and abs(r - wall) <= WALL_MARGIN * wall:
+            raise ValueError(
+                f"{name}={eps} puts the wall {wall:g} on the ratio {r:g} of {label}; "
+                "float rounding, not the maths, would decide whether its gradient survives"
+            )
 
 
 # ----------------------------------------------------------------------------- the pieces
@@ -356,15 +389,34 @@ def cispo_gradient_coefficient(
 # ----------------------------------------------------------------------------- demonstrations
 
 
+def fork_eps_needed(tokens: tuple[Token, ...] = REFLECTION_TOKENS) -> float:
+    """The symmetric GRPO clip at which every fork token keeps its gradient: ``max r_fork - 1``.
+
+    A fork (``A > 0``) keeps a gradient while ``r <= 1 + eps``, so the forks all learn exactly
+    when ``eps >= max r - 1``; nothing needs to be searched for. Rounded to 12 decimals so the
+    float subtraction's last bit does not show.
+    """
+    ratios = [float(r) for _, r, a, fork in tokens if fork and a > 0]
+    if not ratios:
+        raise ValueError("tokens must contain at least one fork token with a positive advantage")
+    return round(max(ratios) - 1.0, 12)
+
+
 def demonstrate_reflection_token(
-    eps_high: float = 0.2, clip_eps: float = 0.2, verbose: bool = False
+    eps_high: float = 0.2,
+    clip_eps: float = 0.2,
+    verbose: bool = False,
+    tokens: tuple[Token, ...] = REFLECTION_TOKENS,
+    dtype: torch.dtype = torch.float32,
 ) -> dict[str, Any]:
     """GRPO vs CISPO per-token gradients on one step with three high-ratio "fork" tokens.
 
-    The batch is ``REFLECTION_TOKENS`` (``logp_old = 0``, ``logp_new = log r``); both gradient
+    The batch is ``tokens`` (``logp_old = 0``, ``logp_new = log r``, in ``dtype``); both gradient
     columns are read with ``gradient_wrt_logp`` (autograd) from ``grpo_surrogate(clip_eps)`` and
     ``cispo_surrogate(eps_high)``. GRPO's loss is a mean and CISPO's divides by ``N``, so both are
-    ``d loss / d logp`` with ``N = 8``: e.g. ``-A r / N`` for an unclipped token.
+    ``d loss / d logp`` with ``N = 8``: e.g. ``-A r / N`` for an unclipped token. A ``clip_eps``
+    whose wall sits on a ratio raises (see ``_check_off_walls``): the count of forks kept would
+    then depend on the CPU.
 
     Returns:
         ``{"tokens": [{"label", "ratio", "advantage", "is_fork", "grad_grpo", "grad_cispo"}],
@@ -372,14 +424,25 @@ def demonstrate_reflection_token(
         nonzero.
     """
     _check_eps("eps_high", eps_high, lower=False)
-    _check_eps("clip_eps", clip_eps, lower=True)
-    ratios = torch.tensor([t[1] for t in REFLECTION_TOKENS])
-    adv = torch.tensor([t[2] for t in REFLECTION_TOKENS])
+    clip = _check_eps("clip_eps", clip_eps, lower=True)
+    if dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
+    if not tokens or any(len(t) != 4 or not float(t[1]) > 0 for t in tokens):
+        raise ValueError("tokens must be non-empty (label, ratio > 0, advantage, is_fork) tuples")
+    _check_off_walls(
+        [float(t[1]) for t in tokens],
+        [float(t[2]) for t in tokens],
+        [f"token {t[0]!r}" for t in tokens],
+        clip,
+        "clip_eps",
+    )
+    ratios = torch.tensor([t[1] for t in tokens], dtype=dtype)
+    adv = torch.tensor([t[2] for t in tokens], dtype=dtype)
     logp_old = torch.zeros_like(ratios)
     logp_new = torch.log(ratios)
     g_grpo = gradient_wrt_logp(grpo_surrogate, logp_new, logp_old, adv, clip_eps=clip_eps)
     g_cispo = gradient_wrt_logp(cispo_surrogate, logp_new, logp_old, adv, eps_high=eps_high)
-    tokens = [
+    records = [
         {
             "label": label,
             "ratio": r,
@@ -388,20 +451,20 @@ def demonstrate_reflection_token(
             "grad_grpo": float(gg),
             "grad_cispo": float(gc),
         }
-        for (label, r, a, fork), gg, gc in zip(REFLECTION_TOKENS, g_grpo, g_cispo, strict=True)
+        for (label, r, a, fork), gg, gc in zip(tokens, g_grpo, g_cispo, strict=True)
     ]
-    forks = [t for t in tokens if t["is_fork"]]
+    forks = [t for t in records if t["is_fork"]]
     result = {
-        "tokens": tokens,
+        "tokens": records,
         "n_fork": len(forks),
         "kept_grpo": sum(1 for t in forks if abs(t["grad_grpo"]) > 1e-12),
         "kept_cispo": sum(1 for t in forks if abs(t["grad_cispo"]) > 1e-12),
     }
     if verbose:
         print(f"{'token':>9} {'ratio':>6} {'adv':>6}  {'GRPO grad':>10} {'CISPO grad':>11}  fork")
-        for t in tokens:
+        for t in records:
             print(
-                f"{t['label']:>9} {t['ratio']:>6.2f} {t['advantage']:>6.2f}  "
+                f"{t['label']:>9} {t['ratio']:>6.3f} {t['advantage']:>6.2f}  "
                 f"{t['grad_grpo']:>10.4f} {t['grad_cispo']:>11.4f}  {'★' if t['is_fork'] else ''}"
             )
     return result
@@ -410,10 +473,14 @@ def demonstrate_reflection_token(
 def cliff_vs_plateau_curve(
     eps_high: float = 0.2,
     num_points: int = 201,
-    ratio_min: float = 0.5,
-    ratio_max: float = 2.5,
+    ratio_min: float = 0.505,
+    ratio_max: float = 2.505,
 ) -> list[dict[str, float]]:
     """``d objective / d log pi`` vs the ratio for ``A = +1``: GRPO's cliff, CISPO's plateau.
+
+    The default grid steps by 0.01 from 0.505, halfway between round ratios, so GRPO's wall
+    ``1 + eps_high`` never falls on a grid point for any two-decimal ``eps_high``; a grid that
+    does put a point on the wall raises, since float rounding would decide that point's value.
 
     Read with autograd: GRPO from ``grpo_surrogate(clip_eps=eps_high)``, CISPO from
     ``cispo_surrogate(eps_high=eps_high)`` (no floor). Both losses average over the ``N`` grid
@@ -434,6 +501,7 @@ def cliff_vs_plateau_curve(
         )
     step = (ratio_max - ratio_min) / (num_points - 1)
     grid = [round(ratio_min + k * step, 12) for k in range(num_points)]
+    _check_off_walls(grid, [1.0] * len(grid), ["a grid point"] * len(grid), high, "eps_high")
     ratios = torch.tensor(grid, dtype=torch.float64)
     logp_new = torch.log(ratios)
     logp_old = torch.zeros_like(ratios)

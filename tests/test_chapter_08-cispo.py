@@ -15,17 +15,29 @@ SEED_OUTPUT = [
     "GRPO silences it : True  |  CISPO keeps -(1+ε)·A/N : True",
     "mask == where GRPO keeps a gradient : True",
     "unified(mask=False) ≡ CISPO : True",
-    "\n".join(  # the seed's table, trailing spaces included
+    "each fork needs eps >= r - 1: {'However': 0.615, 'Recheck': 0.835, 'Wait': 0.455}",
+    "\n".join(
+        [
+            "  eps   forks learning: GRPO  CISPO",
+            "  0.20                     0      3",
+            "  0.40                     0      3",
+            "  0.50                     1      3",
+            "  0.70                     2      3",
+            "  0.90                     3      3",
+            "GRPO keeps exactly the forks with r - 1 <= eps: True",
+        ]
+    ),
+    "\n".join(  # the reflection table, trailing spaces included
         [
             "    token  ratio    adv   GRPO grad  CISPO grad  fork",
-            "      the   1.02   0.10     -0.0127     -0.0127  ",
-            "   answer   0.98   0.20     -0.0245     -0.0245  ",
-            "       is   1.05  -0.15      0.0197      0.0197  ",
-            "  However   1.60   0.90      0.0000     -0.1350  ★",
-            "       we   1.01   0.05     -0.0063     -0.0063  ",
-            "  Recheck   1.80   0.75      0.0000     -0.1125  ★",
-            "     step   0.99  -0.10      0.0124      0.0124  ",
-            "     Wait   1.45   0.85      0.0000     -0.1275  ★",
+            "      the  1.015   0.10     -0.0127     -0.0127  ",
+            "   answer  0.985   0.20     -0.0246     -0.0246  ",
+            "       is  1.035  -0.15      0.0194      0.0194  ",
+            "  However  1.615   0.90      0.0000     -0.1350  ★",
+            "       we  1.005   0.05     -0.0063     -0.0063  ",
+            "  Recheck  1.835   0.75      0.0000     -0.1125  ★",
+            "     step  0.995  -0.10      0.0124      0.0124  ",
+            "     Wait  1.455   0.85      0.0000     -0.1275  ★",
             "",
             "fork tokens still learning →  GRPO: 0/3   CISPO: 3/3",
         ]
@@ -58,7 +70,15 @@ def test_exercise_numbers(run):
     assert values["below_floor"] == "0.32"
     assert values["kept_grpo"] == "0"
     assert values["kept_cispo"] == "3"
-    assert values["eps_all"] == "0.8"
+    assert values["eps_all"] == "0.835"  # the largest fork ratio minus one, not a sweep point
+    assert (values["region_lo"], values["region_hi"]) == ("0.165", "1.835")
+    assert values["r_wait"] == "1.455"
+
+
+def test_slider_is_the_grid_the_unit_tests_nudge():
+    # tests/test_cispo.py checks every claim at each position of this slider (0.05..0.95 by 0.01)
+    text = (ROOT / "chapters" / f"{STEM}.qmd").read_text()
+    assert 'Inputs.range([0.05, 0.95], {step: 0.01, value: 0.2, label: "ε_high sweep"})' in text
 
 
 def test_pitfall_numbers(run):

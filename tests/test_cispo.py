@@ -10,13 +10,16 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import cispo
 from cispo import (
+    EPS_SWEEP,
     REFLECTION_TOKENS,
     cispo_gradient_coefficient,
     cispo_surrogate,
     cliff_vs_plateau_curve,
     clipped_is_weight,
     demonstrate_reflection_token,
+    fork_eps_needed,
     fraction_tokens_clipped,
     gradient_wrt_logp,
     importance_ratios,
@@ -87,24 +90,91 @@ def test_seed_reflection_table() -> None:
     demo = demonstrate_reflection_token(eps_high=0.2, clip_eps=0.2)
     json.dumps(demo, allow_nan=False)
     rows = [
-        (t["label"], f"{t['ratio']:.2f}", f"{t['advantage']:.2f}")
+        (t["label"], f"{t['ratio']:.3f}", f"{t['advantage']:.2f}")
         + (f"{t['grad_grpo']:.4f}", f"{t['grad_cispo']:.4f}", t["is_fork"])
         for t in demo["tokens"]
     ]
     assert rows == [
-        ("the", "1.02", "0.10", "-0.0127", "-0.0127", False),
-        ("answer", "0.98", "0.20", "-0.0245", "-0.0245", False),
-        ("is", "1.05", "-0.15", "0.0197", "0.0197", False),
-        ("However", "1.60", "0.90", "0.0000", "-0.1350", True),
-        ("we", "1.01", "0.05", "-0.0063", "-0.0063", False),
-        ("Recheck", "1.80", "0.75", "0.0000", "-0.1125", True),
-        ("step", "0.99", "-0.10", "0.0124", "0.0124", False),
-        ("Wait", "1.45", "0.85", "0.0000", "-0.1275", True),
+        ("the", "1.015", "0.10", "-0.0127", "-0.0127", False),
+        ("answer", "0.985", "0.20", "-0.0246", "-0.0246", False),
+        ("is", "1.035", "-0.15", "0.0194", "0.0194", False),
+        ("However", "1.615", "0.90", "0.0000", "-0.1350", True),
+        ("we", "1.005", "0.05", "-0.0063", "-0.0063", False),
+        ("Recheck", "1.835", "0.75", "0.0000", "-0.1125", True),
+        ("step", "0.995", "-0.10", "0.0124", "0.0124", False),
+        ("Wait", "1.455", "0.85", "0.0000", "-0.1275", True),
     ]
     assert (demo["n_fork"], demo["kept_grpo"], demo["kept_cispo"]) == (3, 0, 3)
-    # wider GRPO clip: Clip-Higher eventually reaches the forks (1.45 < 1.5 < 1.6)
+    # wider GRPO clip: Clip-Higher eventually reaches the forks (1.455 < 1.5 < 1.615)
     wide = demonstrate_reflection_token(eps_high=0.2, clip_eps=0.5)
     assert wide["kept_grpo"] == 1 and wide["kept_cispo"] == 3
+
+
+# The chapter's slider "ε_high sweep" (0.05 to 0.95 by 0.01; tests/test_chapter_08-cispo.py
+# checks the chapter still says so) and its printed sweep: every eps a reader can see.
+SLIDER = [round(0.05 + 0.01 * k, 2) for k in range(91)]
+
+
+def _nudged(tokens: tuple, dtype: torch.dtype, steps: tuple[int, ...]) -> tuple:
+    """``tokens`` with each ratio moved ``steps[i % len(steps)]`` ulps along ``dtype``'s grid."""
+    out = []
+    for i, (label, r, a, fork) in enumerate(tokens):
+        x = torch.tensor(r, dtype=dtype)
+        step = steps[i % len(steps)]
+        toward = torch.tensor(math.copysign(math.inf, step), dtype=dtype)
+        for _ in range(abs(step)):
+            x = torch.nextafter(x, toward)
+        out.append((label, float(x), a, fork))
+    return tuple(out)
+
+
+def _reflection_claims(tokens: tuple, sweep: list[float], dtype: torch.dtype) -> list:
+    """Everything the chapter states about the batch: the eps = 0.2 table and each eps's counts."""
+    table = demonstrate_reflection_token(0.2, 0.2, tokens=tokens, dtype=dtype)["tokens"]
+    rows = [(t["label"], f"{t['grad_grpo']:.4f}", f"{t['grad_cispo']:.4f}") for t in table]
+    kept = []
+    for eps in sweep:
+        d = demonstrate_reflection_token(eps, eps, tokens=tokens, dtype=dtype)
+        kept.append((eps, d["kept_grpo"], d["kept_cispo"]))
+    return [rows, kept]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+def test_reflection_claims_survive_one_ulp(dtype: torch.dtype) -> None:
+    # The CPU's exp/log may land an ulp either side of a ratio; no claim may move with it. Nudge
+    # every ratio down, up, and alternately, by one ulp of the dtype the maths runs in.
+    tokens, sweep = cispo.REFLECTION_TOKENS, sorted({*cispo.EPS_SWEEP, *SLIDER})
+    nominal = _reflection_claims(tokens, sweep, dtype)
+    for steps in ((-1,), (1,), (-1, 1), (1, -1)):
+        assert _reflection_claims(_nudged(tokens, dtype, steps), sweep, dtype) == nominal, steps
+    # ... and they are the exact maths: a fork (A > 0) keeps its gradient iff r - 1 <= eps.
+    need = [r - 1 for _, r, a, fork in tokens if fork]
+    assert [k[1:] for k in nominal[1]] == [(sum(n <= e for n in need), len(need)) for e in sweep]
+    assert nominal == _reflection_claims(
+        tokens, sweep, torch.float64 if dtype == torch.float32 else torch.float32
+    )
+
+
+def test_fork_eps_needed_is_the_largest_fork_ratio_minus_one() -> None:
+    eps_all = fork_eps_needed()
+    assert eps_all == pytest.approx(max(r for _, r, _, fork in REFLECTION_TOKENS if fork) - 1)
+    assert demonstrate_reflection_token(eps_all + 1e-3, eps_all + 1e-3)["kept_grpo"] == 3
+    assert demonstrate_reflection_token(eps_all - 1e-3, eps_all - 1e-3)["kept_grpo"] == 2
+    assert all(e < eps_all for e in EPS_SWEEP[:-1]) and EPS_SWEEP[-1] > eps_all
+    with pytest.raises(ValueError, match="fork"):
+        fork_eps_needed((("the", 1.2, 0.1, False),))
+
+
+def test_a_wall_on_a_ratio_is_refused() -> None:
+    # The defect this guards against: Recheck at r = 1.80 with the sweep's eps = 0.8.
+    old = (("Recheck", 1.80, 0.75, True), ("is", 0.80, -0.15, False))
+    with pytest.raises(ValueError, match="Recheck"):
+        demonstrate_reflection_token(0.8, 0.8, tokens=old)
+    with pytest.raises(ValueError, match="'is'"):
+        demonstrate_reflection_token(0.2, 0.2, tokens=old)  # the floor 1 - eps on an A < 0 token
+    demonstrate_reflection_token(0.8, 0.2, tokens=old[:1])  # the CISPO ceiling has no wall
+    with pytest.raises(ValueError, match="grid point"):
+        cliff_vs_plateau_curve(eps_high=0.5, num_points=21, ratio_min=1.0, ratio_max=2.0)
 
 
 def test_reflection_table_verbose(capsys: pytest.CaptureFixture[str]) -> None:
@@ -192,7 +262,7 @@ def test_unified_with_both_mask_and_weight_clip() -> None:
 def test_curves_cliff_vs_plateau() -> None:
     curve = cliff_vs_plateau_curve(eps_high=0.2, num_points=201)
     json.dumps(curve, allow_nan=False)
-    assert len(curve) == 201 and curve[0]["ratio"] == 0.5 and curve[-1]["ratio"] == 2.5
+    assert len(curve) == 201 and curve[0]["ratio"] == 0.505 and curve[-1]["ratio"] == 2.505
     for rec in curve:
         r = rec["ratio"]
         assert rec["cispo"] == pytest.approx(min(r, 1.2))
@@ -202,7 +272,7 @@ def test_curves_cliff_vs_plateau() -> None:
         if r > 1.201:
             assert rec["grpo"] == 0.0
         assert rec["cispo"] == pytest.approx(cispo_gradient_coefficient(r, 1.0, 0.2))
-    wider = cliff_vs_plateau_curve(eps_high=0.5, num_points=21, ratio_min=1.0, ratio_max=2.0)
+    wider = cliff_vs_plateau_curve(eps_high=0.5, num_points=21, ratio_min=1.025, ratio_max=2.025)
     assert [rec["grpo"] > 0 for rec in wider] == [r["ratio"] <= 1.5 for r in wider]
 
 

@@ -40,7 +40,7 @@ export function reflectionTokensChart({Plot, html}, tokens, epsHigh) {
     marks: [
       Plot.barX(bars, {x: "push", y: "method", fy: "token", fill: "method", tip: true}),
       Plot.text(silenced, {x: 0, y: "method", fy: "token", text: () => "✕ silenced", textAnchor: "start", dx: 4, fill: "#a61c1c", fontSize: 10}),
-      Plot.text(res.tokens, {x: 1.55, fy: name, text: (t) => `r = ${t.ratio.toFixed(2)}`, textAnchor: "end", fill: "#666", fontSize: 10, frameAnchor: "middle"}),
+      Plot.text(res.tokens, {x: 1.55, fy: name, text: (t) => `r = ${t.ratio.toFixed(3)}`, textAnchor: "end", fill: "#666", fontSize: 10, frameAnchor: "middle"}),
       Plot.ruleX([0])
     ]
   });
