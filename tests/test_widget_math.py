@@ -108,6 +108,44 @@ def test_cons_at_k_grid(js):
         assert g == pytest.approx(e, abs=1e-9), a
 
 
+def test_cons_at_k_curve_matches_every_k(js):
+    """consAtKCurve (every k in one pass, what the pass@k explorer draws) is cons_at_k_counts."""
+    tallies = [
+        ({"42": 30, "41": 25, "43": 25, "40": 20}, 0),
+        ({"42": 3, "7": 3}, 0),
+        ({"7": 2, "42": 1}, 2),
+        ({"42": 5}, 3),
+        ({"1": 4, "2": 4, "42": 4, "3": 1}, 1),
+        ({"7": 9}, 0),  # no right answer at all
+        ({"42": 7, "1": 2, "2": 2, "3": 1}, 0),
+    ]
+    got = js.call_many("voting.js", "consAtKCurve", [[c, "42", none] for c, none in tallies])
+    for (counts, none), curve in zip(tallies, got, strict=True):
+        n = sum(counts.values()) + none
+        assert len(curve) == n + 1
+        for k in range(1, n + 1):
+            expected = cons_at_k_counts(counts, "42", k, num_none=none)
+            assert curve[k] == pytest.approx(expected, abs=1e-9), (counts, none, k)
+
+
+def test_pass_at_k_explorer_curves_at_widget_sizes(js):
+    """The explorer's cached curves at its own slider sizes (n up to 200) match Python."""
+    cases = [[200, 30, 4], [200, 199, 10], [137, 60, 2], [100, 0, 3], [2, 1, 1], [200, 20, 10]]
+    got = js.call_many("pass_at_k.js", "passAtKCurves", cases)
+    for (n, c, d), rows in zip(cases, got, strict=True):
+        tally = {"right": c}
+        wrong = n - c
+        for i in range(d):  # pass_at_k.evenTally
+            share = wrong // d + (1 if i < wrong % d else 0)
+            if share:
+                tally[f"wrong{i + 1}"] = share
+        cons = [r for r in rows if r["estimator"] == "cons@k"]
+        assert cons[0]["k"] == 1 and cons[-1]["k"] == n
+        for row in cons[:: max(1, len(cons) // 12)] + [cons[-1]]:
+            expected = cons_at_k_counts(tally, "right", row["k"])
+            assert row["value"] == pytest.approx(expected, abs=1e-9), (n, c, d, row["k"])
+
+
 def test_js_rejects_bad_input_like_python(js):
     assert "p" in js.call("voting.js", "condorcetMajorityProb", 1.5, 3)["error"]
     assert "n" in js.call("voting.js", "condorcetMajorityProb", 0.5, 0)["error"]

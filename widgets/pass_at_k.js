@@ -1,7 +1,9 @@
 // pass@k explorer: the unbiased estimator against the naive plug-in, and cons@k, for every k.
 // passAtK / naivePassAtK / consAtKCounts mirror evaluation.pass_at_k / naive_pass_at_k /
 // cons_at_k_counts (tested in tests/test_widget_math.py).
-import {consAtKCounts, naivePassAtK, passAtK} from "./voting.js";
+// A move of "Drawn k" only moves the marker: the curves depend on (n, c, D) and are cached, and
+// cons@k comes for all k from one pass (consAtKCurve) rather than one DP per k.
+import {consAtKCurve, naivePassAtK, passAtK} from "./voting.js";
 
 /** The n - c wrong attempts spread as evenly as possible over D wrong answers. */
 export function evenTally(n, c, D) {
@@ -16,25 +18,45 @@ export function evenTally(n, c, D) {
 
 const ESTIMATORS = ["pass@k (unbiased)", "1-(1-c/n)^k (naive)", "cons@k"];
 
+const CURVES = new Map(); // "n,c,D" -> {rows, cons}, the most recent few
+const CACHE_SIZE = 64;
+
+/** cons@k for k = 0..n of the even tally (index k), cached per (n, c, D). */
+function consCurve(n, c, D) {
+  return curves(n, c, D).cons;
+}
+
+function curves(n, c, D) {
+  const key = `${n},${c},${D}`;
+  let hit = CURVES.get(key);
+  if (!hit) {
+    const cons = consAtKCurve(evenTally(n, c, D), "right");
+    const ks = [];
+    for (let k = 1; k <= n; k += k < 20 ? 1 : Math.ceil(n / 60)) ks.push(k);
+    if (ks.at(-1) !== n) ks.push(n);
+    const rows = ks.flatMap((k) => [
+      {k, estimator: ESTIMATORS[0], value: passAtK(n, c, k)},
+      {k, estimator: ESTIMATORS[1], value: naivePassAtK(n, c, k)},
+      {k, estimator: ESTIMATORS[2], value: cons[k]}
+    ]);
+    hit = {rows, cons};
+    if (CURVES.size >= CACHE_SIZE) CURVES.delete(CURVES.keys().next().value); // oldest first
+  }
+  CURVES.delete(key);
+  CURVES.set(key, hit); // most recently used last
+  return hit;
+}
+
 export function passAtKCurves(n, c, D) {
-  const tally = evenTally(n, c, D);
-  const ks = [];
-  for (let k = 1; k <= n; k += k < 20 ? 1 : Math.ceil(n / 60)) ks.push(k);
-  if (ks.at(-1) !== n) ks.push(n);
-  return ks.flatMap((k) => [
-    {k, estimator: ESTIMATORS[0], value: passAtK(n, c, k)},
-    {k, estimator: ESTIMATORS[1], value: naivePassAtK(n, c, k)},
-    {k, estimator: ESTIMATORS[2], value: consAtKCounts(tally, "right", k)}
-  ]);
+  return curves(n, c, D).rows;
 }
 
 export function passAtKChart({Plot, html}, {n, c, k, D}) {
   const rows = passAtKCurves(n, c, D);
-  const tally = evenTally(n, c, D);
   const here = {
     unbiased: passAtK(n, c, k),
     naive: naivePassAtK(n, c, k),
-    cons: consAtKCounts(tally, "right", k)
+    cons: consCurve(n, c, D)[k]
   };
   const chart = Plot.plot({
     height: 340,

@@ -5,7 +5,18 @@ import {bestOfNAccuracy, pluralityVoteProb} from "./voting.js";
 
 export const VV_NS = [1, 2, 4, 8, 16, 32, 64];
 
+const CURVES = new Map(); // "p,separation,D" -> rows: the sliders have few stops, revisited often
+
 export function voteVsVerifierCurves(p, separation, D) {
+  const key = `${p},${separation},${D}`;
+  if (!CURVES.has(key)) {
+    if (CURVES.size >= 256) CURVES.clear();
+    CURVES.set(key, computeCurves(p, separation, D));
+  }
+  return CURVES.get(key);
+}
+
+function computeCurves(p, separation, D) {
   return VV_NS.flatMap((n) => [
     {n, strategy: "majority vote", acc: pluralityVoteProb(p, n, D)},
     {n, strategy: "best-of-N", acc: bestOfNAccuracy(p, n, separation)}

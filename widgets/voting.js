@@ -9,6 +9,7 @@
 //   passAtK               evaluation.pass_at_k
 //   naivePassAtK          evaluation.naive_pass_at_k
 //   consAtKCounts         evaluation.cons_at_k_counts
+//   consAtKCurve          evaluation.cons_at_k_counts for every k = 1..n
 
 // ---------------------------------------------------------------- votes
 
@@ -39,6 +40,13 @@ const LOG_FACT = [0];
 function logFactorial(n) {
   for (let i = LOG_FACT.length; i <= n; i++) LOG_FACT[i] = LOG_FACT[i - 1] + Math.log(i);
   return LOG_FACT[n];
+}
+
+const INV_FACT = [1];
+/** 1 / x!, tabulated: the plurality DP multiplies by it in its innermost loop. */
+function invFactorial(x) {
+  for (let i = INV_FACT.length; i <= x; i++) INV_FACT[i] = Math.exp(-logFactorial(i));
+  return INV_FACT[x];
 }
 
 function logChoose(n, k) {
@@ -113,7 +121,7 @@ export function pluralityVoteProb(p, n, D) {
           const w = ways[s][t];
           if (!w) continue;
           for (let x = 0; x <= Math.min(j, m - s); x++) {
-            next[s + x][t + (x === j ? 1 : 0)] += w * Math.exp(-logFactorial(x));
+            next[s + x][t + (x === j ? 1 : 0)] += w * invFactorial(x);
           }
         }
       }
@@ -148,17 +156,18 @@ export function bestOfNAccuracy(p, n, separation) {
   const pdfC = xs.map((x) => normalPdf(x - separation));
   const cdfC = xs.map((x) => normalCdf(x - separation));
   const cdfW = xs.map((x) => normalCdf(x));
-  let total = binomialPmf(n, n, p); // k = n: every sample correct, the best one is too
-  for (let k = 1; k < n; k++) {
-    const pk = binomialPmf(n, k, p);
-    if (pk < 1e-15) continue;
-    let integral = 0;
-    for (let i = 0; i <= steps; i++) {
-      const f = k * pdfC[i] * cdfC[i] ** (k - 1) * cdfW[i] ** (n - k);
-      integral += i === 0 || i === steps ? f / 2 : f;
-    }
-    total += pk * integral * h;
+  // The sum over k = 1..n-1 of pmf(k) * integrand_k, taken inside the integral, is by the
+  // binomial theorem n p pdf(x - d) (p cdf(x - d) + (1 - p) cdf(x))^(n-1) minus its k = n term
+  // pmf(n) n pdf(x - d) cdf(x - d)^(n-1): the same trapezoid sum as the loop over k that
+  // reasoning.best_of_n_accuracy runs, in one pass over the grid instead of n - 1.
+  const pn = binomialPmf(n, n, p);
+  let integral = 0;
+  for (let i = 0; i <= steps; i++) {
+    const mix = p * cdfC[i] + (1 - p) * cdfW[i];
+    const f = n * pdfC[i] * (p * mix ** (n - 1) - pn * cdfC[i] ** (n - 1));
+    integral += i === 0 || i === steps ? f / 2 : f;
   }
+  const total = pn + Math.max(0, integral * h); // k = n: every sample correct, the best one is too
   return Math.min(1, total);
 }
 
@@ -226,4 +235,64 @@ export function consAtKCounts(counts, correct, k, numNone = 0) {
     }
   }
   return Math.min(1, total);
+}
+
+/**
+ * consAtKCounts for every k at once: curve[k] = cons@k for k = 1..n (curve[0] = 0), the same
+ * exact sum, organised so that nothing is recomputed per k (what a chart of cons@k against k
+ * needs). As in evaluation.cons_at_k_counts, condition on j correct samples drawn: wrong
+ * answers with fewer than j samples join the None samples in a free pool; a DP over the other
+ * ("contender") answers gives, for each number s of contender samples drawn, the tie-weighted
+ * ways B_j[s] = sum_t ways[s][t] / (t + 1) with every contender drawn <= j times. That DP does
+ * not depend on k; k only decides how many slots the pool fills, r = k - j - s. So
+ *   cons@k = sum_j C(c, j) sum_s B_j[s] C(pool_j, r) / C(n, k),
+ * a convolution per j. (Counts stay below C(n - c, k - j) < 2^n: exact-enough doubles for n
+ * up to about 1000, which the widgets never approach.)
+ */
+export function consAtKCurve(counts, correct, numNone = 0) {
+  const groups = Object.entries(counts);
+  const n = groups.reduce((s, [, c]) => s + c, 0) + numNone;
+  checkCount("n", n);
+  const c = counts[correct] ?? 0;
+  const wrong = groups.filter(([a]) => a !== correct).map(([, count]) => count).filter((w) => w > 0);
+  const curve = new Float64Array(n + 1);
+  const choose = (a, b) => Math.exp(logChoose(a, b));
+  for (let j = 1; j <= c; j++) {
+    const pool = numNone + wrong.filter((w) => w < j).reduce((s, w) => s + w, 0);
+    const contenders = wrong.filter((w) => w >= j);
+    const maxS = Math.min(n - c, contenders.length * j); // contender samples drawn, each <= j
+    // ways[s * T + t] over the contenders seen so far (T = number of contenders + 1).
+    const T = contenders.length + 1;
+    let ways = new Float64Array((maxS + 1) * T);
+    ways[0] = 1;
+    let reach = 0; // largest s reachable so far
+    for (const size of contenders) {
+      const next = new Float64Array((maxS + 1) * T);
+      const top = Math.min(size, j);
+      const weights = Array.from({length: top + 1}, (_, x) => choose(size, x));
+      for (let s = 0; s <= reach; s++) {
+        for (let t = 0; t < T; t++) {
+          const w = ways[s * T + t];
+          if (!w) continue;
+          for (let x = 0; x <= top && s + x <= maxS; x++) {
+            next[(s + x) * T + t + (x === j ? 1 : 0)] += w * weights[x];
+          }
+        }
+      }
+      reach = Math.min(maxS, reach + top);
+      ways = next;
+    }
+    const B = new Float64Array(reach + 1);
+    for (let s = 0; s <= reach; s++) for (let t = 0; t < T; t++) B[s] += ways[s * T + t] / (t + 1);
+    const fill = Array.from({length: pool + 1}, (_, r) => choose(pool, r));
+    const logCj = logChoose(c, j);
+    for (let k = j; k <= n; k++) {
+      let sum = 0; // sum_s B[s] C(pool, k - j - s)
+      const m = k - j;
+      for (let s = Math.max(0, m - pool); s <= Math.min(reach, m); s++) sum += B[s] * fill[m - s];
+      if (sum) curve[k] += sum * Math.exp(logCj - logChoose(n, k));
+    }
+  }
+  for (let k = 1; k <= n; k++) curve[k] = Math.min(1, curve[k]);
+  return Array.from(curve);
 }
