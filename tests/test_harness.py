@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from nbclient.exceptions import CellExecutionError
 
@@ -52,6 +54,17 @@ def test_good_fixture_runs_and_its_widget_responds(open_chapter):
     assert page.readout("smoke", "k") == 20
     assert page.data_marks("smoke") > before
     assert page.svg_signature("smoke") != drawing
+
+
+def test_file_attachment_resolves_like_quarto(open_chapter):
+    """FileAttachment("../data/x.json") is the site's data/x.json, as Quarto's page resolves it;
+    a missing file is an error the page reports."""
+    page = open_chapter("fixtures/harness-file-attachment")
+    shipped = json.loads((ROOT / "data" / "tiny_reasoner.json").read_text())
+    assert page.readout("attached", "layers") == shipped["config"]["n_layer"]
+    errors = page.errors()
+    assert any("no-such-file.json" in e for e in errors), errors
+    assert not any("tiny_reasoner.json" in e for e in errors), errors
 
 
 def test_python_cell_error_fails():

@@ -12,7 +12,7 @@
 // must do; it is confined to this test-side engine and never touches the book's own code.
 
 import {Runtime} from "@observablehq/runtime";
-import {Library} from "@observablehq/stdlib";
+import {FileAttachments, Library} from "@observablehq/stdlib";
 import {CellParser, parseCell} from "@observablehq/parser";
 import {tokTypes} from "acorn";
 
@@ -58,6 +58,17 @@ function transpose(df) {
 
 const library = new Library(resolve);
 library.transpose = () => transpose;
+// FileAttachment("x") as Quarto resolves it (fileAttachmentPathResolver in its
+// quarto-ojs-runtime.js): a relative name against the page's directory, so that a chapter's
+// FileAttachment("../data/x.json") is the site's data/x.json; a name starting with "/" against
+// the site root; an http(s) URL as it is. Observable's stdlib alone has no files at all.
+const MIME = {json: "application/json", csv: "text/csv", tsv: "text/tab-separated-values", txt: "text/plain"};
+function resolveAttachment(name) {
+  const page = window.location.href.split("#")[0].replace(/[^/]*$/, "");
+  const url = /^https?:/.test(name) ? name : name.startsWith("/") ? new URL(name, location.origin).href : `${page}${name}`;
+  return {url, mimeType: MIME[/\.(\w+)$/.exec(name)?.[1]] ?? null};
+}
+library.FileAttachment = () => FileAttachments(resolveAttachment);
 const runtime = new Runtime(library);
 const main = runtime.module();
 
