@@ -134,7 +134,8 @@ export async function checkAndBuildTinyGPT(meta, buffer) {
 
 /** Fetch a checkpoint's JSON (a URL) and its .bin beside it; check and build the model. */
 export async function loadTinyGPT(jsonUrl) {
-  const url = new URL(jsonUrl, document.baseURI);
+  // globalThis.location in a Web Worker (the live sampler's), which has no document.
+  const url = new URL(jsonUrl, globalThis.document?.baseURI ?? globalThis.location?.href);
   const response = await fetch(url);
   if (!response.ok) fail(`cannot fetch ${url} (${response.status})`);
   const meta = await response.json();

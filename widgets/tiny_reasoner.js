@@ -8,9 +8,67 @@
 // In the chapter, one cell (an async generator: the page redraws at every yield):
 //   tinyReasonerLive({Plot, html}, new URL("../data/tiny_reasoner.json", document.baseURI),
 //                    {problem, answer}, {temperature, n, seed})
-// which is sampleLive (the chains, as they are written) drawn by tinyReasonerView.
+// which draws the empty chains at once, then each state of sampleInWorker (the chains, as a
+// Web Worker writes them: tiny_reasoner_worker.js) with tinyReasonerView, at most once a frame.
+// The page's main thread only draws, so a slider never waits for the forward passes. Where no
+// module worker can start, sampleLive does the same work on the page, a slice per frame.
 import {extractAnswer, loadTinyGPT, mulberry32, startChains} from "./tiny_gpt_forward.js";
 import {majorityVote, voteDistribution} from "./voting.js";
+import {chartWidth} from "./layout.js";
+
+let worker = null; // the sampler's worker, started on first use; undefined if none can start
+let nextId = 0;
+const listeners = new Map(); // request id -> callback for that request's messages
+
+function samplerWorker() {
+  if (worker === null) {
+    try {
+      worker = new Worker(new URL("./tiny_reasoner_worker.js", import.meta.url), {type: "module"});
+      worker.onmessage = ({data}) => listeners.get(data.id)?.(data);
+      worker.onerror = (event) => {
+        event.preventDefault?.();
+        for (const listen of listeners.values()) {
+          listen({type: "error", message: `the sampler's worker failed: ${event.message ?? "unknown error"}`});
+        }
+      };
+    } catch {
+      worker = undefined;
+    }
+  }
+  return worker;
+}
+
+/**
+ * The states of sampleLive, computed in the worker: {problem, temperature, n, chains, done,
+ * msPerChain}. Only the newest state is kept while the page is busy, so a slow page skips
+ * states rather than falling behind; the last state (done) is always delivered.
+ */
+export async function* sampleInWorker(jsonUrl, problem, {temperature = 1, n = 10, seed = 1, topP = 1} = {}) {
+  const w = samplerWorker();
+  const id = ++nextId;
+  let latest = null;
+  let wake = null;
+  listeners.set(id, (message) => {
+    latest = message;
+    wake?.();
+  });
+  let finished = false;
+  try {
+    const url = String(new URL(jsonUrl, document.baseURI));
+    w.postMessage({type: "sample", id, url, problem, temperature, n, seed, topP});
+    while (!finished) {
+      if (latest === null) await new Promise((resolve) => (wake = resolve));
+      const message = latest;
+      latest = wake = null;
+      if (message.type === "error") throw new Error(message.message);
+      finished = message.done;
+      yield {problem, temperature, n, done: message.done, chains: message.chains, msPerChain: message.msPerChain};
+    }
+  } finally {
+    listeners.delete(id);
+    if (!finished) w.postMessage({type: "cancel", id}); // the inputs moved on
+  }
+}
 
 const models = new Map();
 
@@ -27,17 +85,21 @@ export function loadTinyReasoner(jsonUrl) {
 
 /** The widget: load the model, then yield a fresh drawing for every state of sampleLive. */
 export async function* tinyReasonerLive({Plot, html}, jsonUrl, {problem, answer}, options) {
-  const model = await loadTinyReasoner(jsonUrl);
-  for await (const state of sampleLive(model, problem, options)) {
-    yield tinyReasonerView({Plot, html}, state, answer);
-  }
+  const {temperature = 1, n = 10} = options;
+  const empty = {text: "", done: false, answer: null};
+  yield tinyReasonerView({Plot, html}, {problem, temperature, n, done: false, msPerChain: 0,
+    chains: Array.from({length: n}, () => empty)}, answer);
+  const states = samplerWorker()
+    ? sampleInWorker(jsonUrl, problem, options)
+    : sampleLive(await loadTinyReasoner(jsonUrl), problem, options);
+  for await (const state of states) yield tinyReasonerView({Plot, html}, state, answer);
 }
 
 const now = () => (globalThis.performance ? performance.now() : Date.now());
 
 /**
  * Sample n chains for `problem` in lockstep (every chain gains a character per step), yielding
- * the state about once a frame (every ~15 ms of compute) and whenever a chain finishes, so the
+ * the state about once a frame (every ~8 ms of compute) and whenever a chain finishes, so the
  * page shows the chains as they are written and the tally as it fills. State: {problem,
  * temperature, n, chains: [{text, answer, done}], done, msPerChain}. The draws come from
  * mulberry32(seed): the same seed gives the same chains.
@@ -57,7 +119,7 @@ export async function* sampleLive(model, problem, {temperature = 1, n = 10, seed
     const finishedBefore = decoder.chains.filter((c) => c.done).length;
     decoder.step();
     const finishedNow = decoder.chains.filter((c) => c.done).length;
-    if (now() - slice > 15 || finishedNow > finishedBefore) {
+    if (now() - slice > 8 || finishedNow > finishedBefore) {
       computeMs += now() - slice;
       if (!decoder.done) yield snapshot(false);
       slice = now();
@@ -68,7 +130,7 @@ export async function* sampleLive(model, problem, {temperature = 1, n = 10, seed
 }
 
 /** Draw one state of sampleLive: the chains so far, the live tally and the vote. */
-export function tinyReasonerView({Plot, html}, state, correct) {
+export function tinyReasonerView({Plot, html, width}, state, correct) {
   const finished = state.chains.filter((c) => c.done);
   const answers = finished.map((c) => c.answer);
   const vote = majorityVote(answers);
@@ -82,6 +144,7 @@ export function tinyReasonerView({Plot, html}, state, correct) {
   </ol>`;
 
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 50 + 26 * Math.max(tally.length, 1),
     marginLeft: 60,
     x: {label: "votes", domain: [0, Math.max(5, ...tally.map((r) => r.votes))], grid: true},
