@@ -69,16 +69,21 @@ def browser():
 
 @pytest.fixture(scope="session")
 def open_chapter(browser, server):
-    """open_chapter(stem) -> ChapterPage with the chapter's OJS running on its Python payload."""
+    """open_chapter(stem) -> ChapterPage with the chapter's OJS running on its Python payload.
+
+    open_chapter(stem, width=400, full=True) opens the whole page (harness.page: prose, KaTeX,
+    printed outputs, Quarto's layout) in a viewport of that width instead.
+    """
     from harness.browser import ChapterPage
 
     pages = {}
 
-    def _open(stem: str, fresh: bool = False) -> ChapterPage:
-        if fresh or stem not in pages:
-            context = browser.new_context(viewport={"width": 900, "height": 1200})
-            pages[stem] = ChapterPage(context.new_page(), executed(stem), server)
-        return pages[stem]
+    def _open(stem: str, fresh: bool = False, width: int = 900, full: bool = False) -> ChapterPage:
+        key = (stem, width, full)
+        if fresh or key not in pages:
+            context = browser.new_context(viewport={"width": width, "height": 1200})
+            pages[key] = ChapterPage(context.new_page(), executed(stem), server, full=full)
+        return pages[key]
 
     return _open
 

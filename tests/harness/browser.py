@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from .kernel import ChapterRun
+from .page import chapter_page_html
 from .server import ROOT, BookServer
 
 BUILD = ROOT / "tests" / "ojs" / ".build"
@@ -86,13 +87,15 @@ def chapter_html(run: ChapterRun) -> str:
 class ChapterPage:
     """One chapter's OJS cells running in a Chromium tab."""
 
-    def __init__(self, page, run: ChapterRun, server: BookServer):
+    def __init__(self, page, run: ChapterRun, server: BookServer, full: bool = False):
+        """Open the chapter; `full=True` loads the whole page (prose, math, outputs, Quarto's
+        layout: harness.page) instead of the OJS cells alone."""
         self.page, self.run, self.server = page, run, server
         self.console_errors: list[str] = []
         page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
         page.on("pageerror", lambda e: self.console_errors.append(str(e)))
-        url_path = f"/chapters/{run.path.stem}.html"
-        server.pages[url_path] = chapter_html(run)
+        url_path = f"/chapters/{run.path.stem}.html"  # registered just before it is loaded
+        server.pages[url_path] = chapter_page_html(run) if full else chapter_html(run)
         page.goto(server.origin + url_path)
         self.settle()
 

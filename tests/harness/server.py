@@ -17,6 +17,8 @@ from urllib.parse import unquote, urlparse
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC_DIRS = ("widgets", "data", "tests/ojs/.build", "tests/fixtures")
+# The book's stylesheet (_quarto.yml `css:`), at the site root as Quarto copies it.
+STATIC_FILES = ("styles.css",)
 mimetypes.add_type("text/javascript", ".js")
 mimetypes.add_type("text/javascript", ".mjs")
 
@@ -50,7 +52,7 @@ class BookServer:
                 rel = path.lstrip("/")
                 file = (ROOT / rel).resolve()
                 if (
-                    any(rel.startswith(d + "/") for d in STATIC_DIRS)
+                    (rel in STATIC_FILES or any(rel.startswith(d + "/") for d in STATIC_DIRS))
                     and file.is_file()
                     and ROOT in file.parents
                 ):

@@ -58,6 +58,18 @@ function transpose(df) {
 
 const library = new Library(resolve);
 library.transpose = () => transpose;
+// Quarto's `width` is the width of <main>, the text column (its quarto-ojs-runtime.js), not of
+// <body> as in Observable's stdlib: a widget sized by `width` fits the column on every screen.
+const mainEl = document.querySelector("main") || document.body;
+library.width = () =>
+  library.Generators.observe((change) => {
+    let width = change(mainEl.clientWidth);
+    const resized = () => {
+      if (mainEl.clientWidth !== width) change((width = mainEl.clientWidth));
+    };
+    window.addEventListener("resize", resized);
+    return () => window.removeEventListener("resize", resized);
+  });
 // FileAttachment("x") as Quarto resolves it (fileAttachmentPathResolver in its
 // quarto-ojs-runtime.js): a relative name against the page's directory, so that a chapter's
 // FileAttachment("../data/x.json") is the site's data/x.json; a name starting with "/" against

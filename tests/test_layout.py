@@ -1,0 +1,136 @@
+"""Every chapter's full page at Quarto's real layout widths: nothing makes the page scroll sideways.
+
+Quarto's text column is about 566 px wide on a 1,100 px desktop and the screen less two gutters on
+a 400 px phone (tests/harness/page.py builds the page with Quarto's grid). A display equation, a
+printed output or a widget wider than that column either has to fit, or scroll inside its own
+box: it must never push past the column's edge (into the margin, or off the screen).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import book_chapters
+
+pytestmark = pytest.mark.browser
+
+STEMS = [p.stem for p in book_chapters()]
+WIDTHS = [1100, 400]
+
+# The outermost elements in the text column whose box reaches past the column's edge, unless an
+# ancestor inside the column clips or scrolls them (then they scroll in that box, not the page).
+CULPRITS_JS = """() => {
+  const main = document.querySelector('main');
+  const col = main.getBoundingClientRect();
+  const contained = (el) => {
+    for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== 'visible') return true;
+    }
+    return false;
+  };
+  // Line by line: an inline element wrapped over two lines has a bounding box as wide as both.
+  const escapes = (el) => [...el.getClientRects()].some(
+    (r) => r.width > 0 && (r.right > col.right + 1 || r.left < col.left - 1));
+  const section = (el) => {
+    const s = el.closest('section[id]');
+    return s ? '#' + s.id : '(top)';
+  };
+  const what = (el) => {
+    const math = el.closest('.katex') || el;
+    const tex = math.querySelector('annotation[encoding="application/x-tex"]');
+    if (tex) return 'equation ' + tex.textContent.trim().replace(/\\s+/g, ' ').slice(0, 70);
+    const w = el.closest('[data-widget]') || el.querySelector('[data-widget]');
+    if (w) return 'widget ' + w.dataset.widget;
+    return (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 60);
+  };
+  const out = [], seen = new Set();
+  for (const el of main.querySelectorAll('*')) {
+    if (!escapes(el) || contained(el)) continue;
+    if (el.parentElement !== main && escapes(el.parentElement)) continue;  // report the outermost
+    const eq = el.closest('.katex-display, .katex');  // one line per equation, not per piece
+    if (eq && seen.has(eq)) continue;
+    if (eq) seen.add(eq);
+    const box = eq ? [...eq.querySelectorAll('.base')].map((b) => b.getBoundingClientRect())
+                   : [...el.getClientRects()];
+    const right = Math.max(...box.map((b) => b.right));
+    const left = Math.min(...box.map((b) => b.left));
+    const r = {width: eq ? right - left : Math.max(...box.map((b) => b.width)), right};
+    const cls = typeof el.className === 'string' ? el.className.split(' ')[0] : '';
+    out.push(`${section(el)} <${el.tagName.toLowerCase()}${cls ? '.' + cls : ''}> `
+      + `${Math.round(r.width)} px wide, right edge ${Math.round(r.right - col.right)} px past `
+      + `the ${Math.round(col.width)} px column: ${what(el)}`);
+  }
+  const doc = document.documentElement;
+  return {scrollWidth: doc.scrollWidth, innerWidth: window.innerWidth,
+          column: col.width, culprits: out};
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("stem", STEMS)
+def test_nothing_escapes_the_text_column(open_chapter, stem, width):
+    page = open_chapter(stem, width=width, full=True)
+    m = page.page.evaluate(CULPRITS_JS)
+    expected_column = {1100: 566, 400: 349}[width]  # Quarto's grid at these widths
+    assert abs(m["column"] - expected_column) <= 2, f"the text column is {m['column']} px"
+    assert not m["culprits"] and m["scrollWidth"] <= m["innerWidth"] + 1, (
+        f"{stem} at {width} px: the page is {m['scrollWidth']} px wide for a {m['innerWidth']} px"
+        " screen; past the text column:\n  " + "\n  ".join(m["culprits"])
+    )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("stem", STEMS)
+def test_printed_output_is_not_cut_off(open_chapter, stem, width):
+    """A printed output wider than its box is cut at the column's edge: the rest hides behind a
+    scrollbar a reader may never see. Each line must be readable where it stands."""
+    page = open_chapter(stem, width=width, full=True)
+    cut = page.page.evaluate(
+        """() => [...document.querySelectorAll('.cell-output pre')]
+             .filter(p => p.scrollWidth > p.clientWidth + 1)
+             .map(p => {
+               const s = p.closest('section[id]');
+               const longest = p.textContent.split('\\n')
+                 .reduce((a, b) => (b.length > a.length ? b : a), '');
+               return `${s ? '#' + s.id : '(top)'}: ${p.scrollWidth} px in a `
+                 + `${p.clientWidth} px box: ${longest.trim().slice(0, 70)}`;
+             })"""
+    )
+    assert not cut, f"{stem} at {width} px, printed output cut off:\n  " + "\n  ".join(cut)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_equation_typesets(open_chapter, stem):
+    """KaTeX (the version Quarto loads) accepts every formula; `throwOnError: false` would
+    otherwise show the TeX source in red on the page."""
+    page = open_chapter(stem, width=1100, full=True)
+    errors = page.page.evaluate(
+        "() => [...document.querySelectorAll('.katex-error')].map(e => e.title || e.textContent)"
+    )
+    assert not errors, f"{stem}: KaTeX could not typeset:\n  " + "\n  ".join(errors)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("stem", STEMS)
+def test_charts_are_drawn_at_their_own_size(open_chapter, stem, width):
+    """Plot draws an SVG of a fixed `width` with a viewBox; squeezed into a narrower column the
+    browser scales it down, tick labels and all (to about 5 px on a phone). A chart must be
+    drawn for the width it gets."""
+    page = open_chapter(stem, width=width, full=True)
+    shrunk = page.page.evaluate(
+        """() => [...document.querySelectorAll('[data-widget] svg[viewBox]')]
+             .filter(s => s.width.baseVal.value > 0 && !s.closest('svg svg'))
+             .map(s => [s.closest('[data-widget]').dataset.widget,
+                        s.getBoundingClientRect().width / s.width.baseVal.value,
+                        s.width.baseVal.value])
+             .filter(([, scale]) => scale < 0.97)
+             .map(([w, scale, px]) =>
+                  `${w}: a ${px} px chart shown at ${Math.round(100 * scale)}%`)"""
+    )
+    assert not shrunk, f"{stem} at {width} px, charts scaled down:\n  " + "\n  ".join(shrunk)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_full_page_runs_clean(open_chapter, stem):
+    """The OJS cells run on the full page too (same payload, same runner, Quarto's layout)."""
+    open_chapter(stem, width=400, full=True).assert_clean()
