@@ -4,6 +4,9 @@ Plotly figures: plotly's Jupyter renderers add a MathJax `<script src>` to every
 with two figures loaded MathJax twice (a console error on the real chapter 3) and, on a book whose
 math is KaTeX, loaded a second math engine for nothing. And every page that draws a figure needs
 plotly.js exactly once, in an output Quarto keeps, no later than its first figure.
+
+Tables: a DataFrame displayed as it is shows pandas' row numbers 0, 1, 2, ... as a first column
+that means nothing to a reader.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ PLOTLY_JS = re.compile(
     re.I | re.M,
 )
 FIGURE = re.compile(r"class=\"plotly-graph-div\"")
+DATAFRAME = re.compile(r"<table[^>]*class=\"dataframe\".*?</table>", re.S)
+ROW_HEADER = re.compile(r"<tr[^>]*>\s*<th[^>]*>(.*?)</th>", re.S)
 
 
 def plotly_problems(run: ChapterRun) -> list[str]:
@@ -56,10 +61,25 @@ def plotly_problems(run: ChapterRun) -> list[str]:
     return problems
 
 
-def test_check_sees_plotly_default_renderer():
-    """Two figures shown the way plotly does by default: MathJax twice is reported."""
-    problems = plotly_problems(executed("fixtures/harness-plotly-default"))
+def row_number_tables(run: ChapterRun) -> list[int]:
+    """Lines of the cells that display a pandas table whose row headers are just 0, 1, 2, ..."""
+    lines = []
+    for cell, html in run.html_outputs:
+        for table in DATAFRAME.findall(html):
+            body = table.split("<tbody>", 1)[-1]
+            heads = [h.strip() for h in ROW_HEADER.findall(body)]
+            if heads and heads == [str(i) for i in range(len(heads))]:
+                lines.append(cell.line)
+    return lines
+
+
+def test_checks_see_the_fixture_defects():
+    """Two figures shown the way plotly does by default, and a table with its row numbers."""
+    run = executed("fixtures/harness-output-defects")
+    problems = plotly_problems(run)
     assert any("2 MathJax" in p for p in problems), problems
+    tables = [c.line for c in run.cells if c.kind == "python" and "pd.DataFrame(" in c.source]
+    assert row_number_tables(run) == tables[:1], (row_number_tables(run), tables)  # not the 2nd
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
@@ -68,3 +88,12 @@ def test_plotly_figures_load_plotlyjs_once_and_no_mathjax(path):
         pytest.skip("no Plotly figures")
     problems = plotly_problems(executed(path.stem))
     assert not problems, f"{path.stem}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_tables_show_no_row_numbers(path):
+    lines = row_number_tables(executed(path.stem))
+    assert not lines, (
+        f"{path.stem}: the tables shown by the cells at lines {lines} have pandas' row numbers as "
+        "their first column; display them with `df.to_html(index=False)` or a meaningful index"
+    )
