@@ -8,8 +8,11 @@
 // `winnable` is the exact oracle's verdict, so a winnable state scored 0 is the judge's mistake.
 // No maths happens here: the widget lays out and counts what Python recorded.
 
-const BIG = 17; // vertical room for a labelled node (kept, or on the winning path)
+const FONT = 12; // label size in px: the chart is drawn at its own width, so this is what a reader sees
+const BIG = 2 * FONT + 8; // vertical room for a labelled node (kept, or on the winning path): two lines
 const SMALL = 3.2; // and for every other node
+const GAP = 9; // from a node's dot to its label
+const MIN_FAN = 20; // narrowest room for the edges from one thought to the next
 const COLORS = {pruned: "#b7bcc4", kept: "#4269d0", missed: "#ef8a2f", path: "#e3a008"};
 
 export function findTree(trees, puzzle, beam, error) {
@@ -18,8 +21,27 @@ export function findTree(trees, puzzle, beam, error) {
   return tree;
 }
 
-/** Node records with screen positions: depth on x, and on y each level fanned out by parent. */
-export function layoutTree(tree) {
+/** Width in px of `text` in the chart's font (Plot's default family), measured when a canvas exists. */
+function textWidth(text, weight = "normal") {
+  const ctx = typeof document === "undefined" ? null : (textWidth.ctx ??= document.createElement("canvas").getContext("2d"));
+  if (!ctx) return 0.62 * FONT * text.length;
+  ctx.font = `${weight} ${FONT}px system-ui, sans-serif`;
+  return ctx.measureText(text).width;
+}
+
+/** A labelled node's text: the thought on one line, the numbers it leaves on the next. */
+function labelText(n) {
+  if (n.depth === 0) return n.state;
+  return n.depth === 3 ? n.expr : `${n.expr}\n[${n.state}]`;
+}
+
+/**
+ * Node records with screen positions (px). Each thought is a column: a lane of dots and their
+ * labels, then the room where the edges to the next thought fan out. The lane is as wide as the
+ * longest label (or header) in it, and a kept node's edges leave from the end of its label, so
+ * no edge ever crosses a label. On y each level is fanned out by parent.
+ */
+export function layoutTree(tree, width = 860, headers = []) {
   const levels = [[{depth: 0, index: 0, expr: "", state: tree.puzzle, kept: true, onPath: tree.solution !== null, label: true}]];
   tree.levels.forEach((rows, d) => {
     const nodes = rows.map(([parent, expr, state, score, kept, onPath, winnable], index) => ({
@@ -36,12 +58,28 @@ export function layoutTree(tree) {
   }
   const natural = ordered.map((nodes) => nodes.reduce((h, n) => h + (n.label ? BIG : SMALL), 0));
   const height = Math.max(260, ...natural.slice(1));
+  // columns: lane d holds the dots and labels of thought d; the fans share what is left. A
+  // header sits above the edges, so it only has to end before the next column's header.
+  const lanes = ordered.map((nodes) => Math.max(
+    0, ...nodes.filter((n) => n.label).flatMap((n) => labelText(n).split("\n").map((line) => textWidth(line)))
+  ) + GAP + 4);
+  lanes[3] += 6; // the winner's star is wider than a dot
+  const heads = lanes.map((_, d) => Math.max(...(headers[d] ?? "").split("\n").map((line) => textWidth(line, "bold"))) + 12);
+  const tail = Math.max(lanes[3], heads[3]);
+  const fan = Math.max(MIN_FAN, (width - 12 - lanes.slice(0, 3).reduce((a, b) => a + b, 0) - tail) / 3);
+  const columns = [];
+  for (let d = 0, x = 6; d < lanes.length; d++) {
+    columns.push({x, out: x + lanes[d]});
+    x += Math.max(lanes[d] + fan, heads[d]);
+  }
   for (const [d, nodes] of ordered.entries()) {
     const scale = d === 0 ? 1 : height / natural[d];
     let y = 0;
     for (const n of nodes) {
       const slot = (n.label ? BIG : SMALL) * scale;
-      n.x = d;
+      n.x = columns[d].x;
+      n.out = n.label ? columns[d].out : n.x; // where the edges to its children start
+      n.text = n.label ? labelText(n) : "";
       n.y = d === 0 ? height / 2 : y + slot / 2;
       y += slot;
     }
@@ -50,10 +88,11 @@ export function layoutTree(tree) {
     const parents = new Map(levels[d - 1].map((n) => [n.index, n]));
     for (const n of ordered[d]) {
       const p = parents.get(n.parent);
-      [n.px, n.py] = [p.x, p.y];
+      [n.px, n.py] = [p.out, p.y];
     }
   }
-  return {nodes: ordered.flat(), height};
+  // too narrow for 12 px labels and MIN_FAN: the chart keeps its size and scrolls in its box
+  return {nodes: ordered.flat(), height, columns, width: Math.max(width, columns[3].x + tail + 6)};
 }
 
 /** Per thought level: how many states, how many winnable, what the judge said, what was kept. */
@@ -68,8 +107,9 @@ export function levelSummary(tree) {
   }));
 }
 
-export function searchTree({Plot, html}, tree, shown = 3) {
-  const {nodes, height} = layoutTree(tree);
+export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
+  const titles = ["puzzle", "thought 1", "thought 2", "thought 3:\n= 24?"];
+  const {nodes, height, columns, width: chartWidth} = layoutTree(tree, width, titles);
   const visible = nodes.filter((n) => n.depth <= shown);
   const inner = visible.filter((n) => n.depth > 0);
   const last = (n) => n.depth === 3;
@@ -77,19 +117,19 @@ export function searchTree({Plot, html}, tree, shown = 3) {
   const winner = inner.filter((n) => last(n) && n.onPath);
   const labelled = visible.filter((n) => n.label && !(last(n) && !n.onPath));
   const summary = levelSummary(tree);
-  const headers = ["puzzle", "thought 1", "thought 2", "thought 3: = 24?"].slice(0, shown + 1)
-    .map((text, x) => ({x, text}));
+  const headers = titles.slice(0, shown + 1).map((text, d) => ({x: columns[d].x, text}));
 
   const chart = Plot.plot({
-    width: 860,
+    width: chartWidth,
     height: height + 50,
-    marginTop: 30,
-    marginLeft: 20,
-    marginRight: 10,
-    x: {axis: null, domain: [0, 3.95]},
+    marginTop: 2 * FONT + 14,
+    marginLeft: 0,
+    marginRight: 0,
+    x: {type: "identity", axis: null}, // layoutTree places every node in px
+    style: chartWidth > width ? {maxWidth: "none"} : {}, // never scaled down: it scrolls instead
     y: {axis: null, domain: [-8, height + 8], reverse: true},
     marks: [
-      Plot.text(headers, {x: "x", frameAnchor: "top", dy: -22, text: "text", fontWeight: "bold", textAnchor: "start", dx: -6}),
+      Plot.text(headers, {x: "x", frameAnchor: "top", dy: -8, lineAnchor: "bottom", text: "text", fontWeight: "bold", textAnchor: "start", dx: -4, fontSize: FONT}),
       Plot.link(inner.filter((n) => !n.kept), {x1: "px", y1: "py", x2: "x", y2: "y", stroke: COLORS.pruned, strokeOpacity: 0.35}),
       Plot.link(inner.filter((n) => n.kept && !n.onPath), {x1: "px", y1: "py", x2: "x", y2: "y", stroke: COLORS.kept, strokeWidth: 1.5}),
       Plot.link(inner.filter((n) => n.onPath), {x1: "px", y1: "py", x2: "x", y2: "y", stroke: COLORS.path, strokeWidth: 3.5}),
@@ -105,11 +145,10 @@ export function searchTree({Plot, html}, tree, shown = 3) {
       }),
       Plot.dot(winner, {x: "x", y: "y", r: 11, symbol: "star", fill: COLORS.path, stroke: "#7a5200"}),
       ...[
-        {nodes: labelled.filter((n) => n.depth === 0), dx: -8, dy: -15, text: (n) => n.state},
-        {nodes: labelled.filter((n) => n.depth > 0 && !last(n)), dx: 9, dy: 0, text: (n) => `${n.expr}  [${n.state}]`},
-        {nodes: labelled.filter((n) => last(n)), dx: 15, dy: 0, text: (n) => n.expr}
+        {nodes: labelled.filter((n) => !last(n)), dx: GAP, dy: 0, text: "text"},
+        {nodes: labelled.filter((n) => last(n)), dx: GAP + 6, dy: 0, text: "text"}
       ].map(({nodes, dx, dy, text}) => Plot.text(nodes, {
-        x: "x", y: "y", dx, dy, text, textAnchor: "start", fontSize: 11,
+        x: "x", y: "y", dx, dy, text, textAnchor: "start", fontSize: FONT, lineHeight: 1.1,
         stroke: "white", strokeWidth: 4, paintOrder: "stroke",
         fill: (n) => (n.onPath ? "#7a5200" : "#1d3a8a")
       }))
@@ -127,7 +166,7 @@ export function searchTree({Plot, html}, tree, shown = 3) {
   const totalMissed = summary.slice(0, 2).reduce((a, s) => a + s.missed, 0);
   const solved = tree.solution ? 1 : 0;
   return html`<div data-widget="search-tree">
-    ${chart}
+    <div style="overflow-x: auto">${chart}</div>
     <div style="font-size:0.85em">
       <span style="color:${COLORS.kept}">●</span> kept in the beam
       <span style="color:${COLORS.kept}; margin-left:1em">○</span> kept, though judged hopeless
