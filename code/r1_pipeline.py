@@ -37,7 +37,12 @@ from arithmetic_task import (
 from evaluation import bootstrap_interval, pass_at_k
 from reasoning import require_int
 from rl_reasoner import format_reward
-from tiny_gpt import TinyGPT, TinyGPTConfig, sample, train
+from tiny_gpt import DATA_DIR, TinyGPT, TinyGPTConfig, sample, train
+
+# Chapter 11's recorded runs and its cold-start model (scripts/run_r1.py writes both), found from
+# this file so the chapter's notebook reads them from any working directory.
+R1_RUNS_PATH = DATA_DIR / "r1_runs.json"
+R1_COLD_START_PATH = DATA_DIR / "r1_cold_start.json"
 
 #: Stage 0's pre-training text: 45% of chains slip once, steps are re-checked at random, and
 #: 30% of the lines state a bare answer with no thinking at all.

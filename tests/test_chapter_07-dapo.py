@@ -71,7 +71,7 @@ def test_payload(run):
 
 def test_structure_and_citations():
     text = (ROOT / "chapters" / f"{STEM}.qmd").read_text()
-    assert text.startswith('---\ntitle: "DAPO: four fixes that make a recipe"\n---')
+    assert text.startswith('---\ntitle: "DAPO: four fixes that make a recipe"\n')
     for key in ("yu2025dapo", "liu2025drgrpo", "shao2024deepseekmath", "deepseek2025r1"):
         assert f"@{key}" in text
     for section in (

@@ -104,7 +104,7 @@ def test_payload(run):
 
 def test_structure_and_citations():
     text = (ROOT / "chapters" / f"{STEM}.qmd").read_text()
-    assert text.startswith('---\ntitle: "CISPO: clip the weight, not the token"\n---')
+    assert text.startswith('---\ntitle: "CISPO: clip the weight, not the token"\n')
     assert "@minimax2025m1" in text
     assert "Pitfall: CISPO is not no clipping" in text
     for section in (
