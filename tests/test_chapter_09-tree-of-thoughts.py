@@ -3,11 +3,12 @@ computes."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
 
-from conftest import executed
+from conftest import ROOT, executed
 from tree_of_thoughts import (
     bfs_trace,
     demo_puzzles,
@@ -85,9 +86,12 @@ def test_exercise_outputs():
 
 
 def test_search_trees_are_bfs_trace():
-    """Every tree the widget can show is Python's bfs_trace for the same settings."""
-    trees = executed(STEM).defines["tot_trees"]
+    """Every tree the widget can show (data/search_trees.json, which it loads) is Python's
+    bfs_trace for the same settings."""
+    record = json.loads((ROOT / "data" / "search_trees.json").read_text())
+    trees = record["trees"]
     assert len(trees) == 4 * 8 * 5
+    assert record["puzzles"] == list(dict.fromkeys(t["puzzle"] for t in trees))
     for tree in trees:
         numbers = [int(x) for x in tree["puzzle"].split()]
         judge = oracle_evaluator if tree["error"] == 0 else noisy_evaluator(tree["error"], 0)
