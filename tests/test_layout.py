@@ -29,8 +29,17 @@ CULPRITS_JS = """() => {
     return false;
   };
   // Line by line: an inline element wrapped over two lines has a bounding box as wide as both.
-  const escapes = (el) => [...el.getClientRects()].some(
-    (r) => r.width > 0 && (r.right > col.right + 1 || r.left < col.left - 1));
+  // A space that ends a line of inline code (white-space: pre-wrap) hangs past the edge without
+  // taking room, and inline math may kern a hair past it, so inline content gets one em of
+  // slack; a block gets one pixel.
+  const escapes = (el) => {
+    const style = getComputedStyle(el);
+    const inline = style.display === 'inline'
+      || (el.closest('.katex') && !el.closest('.katex-display'));
+    const slack = inline ? parseFloat(style.fontSize) : 1;
+    return [...el.getClientRects()].some(
+      (r) => r.width > 0 && (r.right > col.right + slack || r.left < col.left - slack));
+  };
   const section = (el) => {
     const s = el.closest('section[id]');
     return s ? '#' + s.id : '(top)';

@@ -224,7 +224,8 @@ def _pandoc(markdown: str) -> str:
 def render_body(run: ChapterRun) -> str:
     """The chapter's prose through pandoc, with each cell's HTML in its place."""
     markdown, blocks = _cell_blocks(run)
-    body = _pandoc(markdown)
+    # Quarto gives every pandoc table Bootstrap's `table` class (format-html-bootstrap.ts).
+    body = re.sub(r"<table(?=[\s>])(?![^>]*class=)", '<table class="table"', _pandoc(markdown))
     # Collapsed callouts open: their content is on the page the moment a reader clicks.
     return PLACEHOLDER_HTML.sub(lambda m: blocks[int(m.group(1))], body)
 
