@@ -16,7 +16,8 @@ STEM = "09-tree-of-thoughts"
 MEASURE = """() => {
   const svg = document.querySelector('[data-widget="search-tree"] svg');
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-  const texts = [...svg.querySelectorAll('g[aria-label=text] text')].filter(t => t.textContent.trim());
+  const texts = [...svg.querySelectorAll('g[aria-label=text] text')]
+    .filter(t => t.textContent.trim());
   const boxes = texts.map(t => t.getBoundingClientRect());
   const crossed = new Set();
   for (const p of svg.querySelectorAll('g[aria-label=link] path')) {
@@ -29,8 +30,8 @@ MEASURE = """() => {
       });
     }
   }
-  return texts.map((t, i) => ({text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale,
-                               crossed: crossed.has(i)}));
+  return texts.map((t, i) => ({text: t.textContent, crossed: crossed.has(i),
+                               px: parseFloat(getComputedStyle(t).fontSize) * scale}));
 }"""
 
 
