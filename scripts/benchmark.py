@@ -43,8 +43,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import book_chapters  # noqa: E402  (also puts code/ on the kernels' PYTHONPATH)
-from harness.kernel import QUARTO_OJS_DEFINE, QUARTO_PLOTLY_SETUP, run_chapter  # noqa: E402
+from harness.kernel import QUARTO_OJS_DEFINE, run_chapter  # noqa: E402
 from harness.qmd import parse_file  # noqa: E402
+
+try:  # the setup code the kernels run (an older checkout's harness ran no plotly setup)
+    from harness.kernel import QUARTO_PLOTLY_SETUP  # noqa: E402
+except ImportError:
+    QUARTO_PLOTLY_SETUP = ""
 
 FRAME_MS = 1000 / 60
 TARGET_MEDIAN_MS, TARGET_P95_MS = 16.0, 33.0
@@ -107,7 +112,11 @@ def bench_kernels(paths: list[Path], measure_floor: bool) -> tuple[dict, dict]:
     print(f"  {'chapter':<30} {'floor s':>8} {'chapter s':>10} {'ratio':>6} {'ojs_define':>11}")
     for path in paths:
         floor = floor_seconds(path, chapter_imports(path)) if measure_floor else float("nan")
-        run = run_chapter(path)
+        try:
+            run = run_chapter(path)
+        except Exception as error:  # report the others; a broken chapter is a finding too
+            print(f"  {path.stem:<30} {floor:8.2f}   FAILED: {type(error).__name__}")
+            continue
         runs[path.stem] = run
         size = payload_bytes(run)
         rows.append((path.stem, floor, run.seconds, size))
