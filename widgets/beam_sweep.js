@@ -2,6 +2,7 @@
 // solvable puzzle (data/beam_sweep.json, written by scripts/make_beam_sweep.py); dots: the
 // chapter's 20 demo puzzles, searched live in Python (tree_of_thoughts.solve_rate_sweep). The
 // oracle (error rate 0) is the ceiling. No maths happens here: every number is Python's.
+import {ink} from "./ink.js";
 
 const pick = (records, rate, b) =>
   records.find((r) => Math.abs(r.error_rate - rate) < 1e-9 && r.beam_width === b);
@@ -25,7 +26,7 @@ export function beamSweepChart({Plot, html}, full, demo, {errorRate, beam}) {
       Plot.dot(dots, {x: "beam_width", y: "solve_rate", fill: "#ef8a2f", r: 4.5, title: (d) => `${d.solved} of ${d.total} demo puzzles`}),
       Plot.text(lines.filter((d) => d.beam_width === widths.at(-1)), {
         x: "beam_width", y: "solve_rate", text: "series", dx: 8, textAnchor: "start",
-        fill: (d) => (d.chosen ? "#4269d0" : d.error_rate === 0 ? "#2a9d8f" : "#999")
+        fill: (d) => (d.chosen ? ink.blue : d.error_rate === 0 ? ink.good : ink.muted)
       })
     ]
   });

@@ -4,6 +4,7 @@
 // plateau). clipGradientCoefficient and cispoGradientCoefficient mirror
 // dapo.clip_gradient_coefficient and cispo.cispo_gradient_coefficient.
 import {cispoGradientCoefficient, clipGradientCoefficient} from "./clip_math.js";
+import {ink} from "./ink.js";
 
 const R_MIN = 0.5;
 const R_MAX = 3.0;
@@ -36,12 +37,12 @@ export function cispoCliffChart({Plot, html}, {ratio, epsHigh}) {
     marks: [
       Plot.rect([{x1: wall, x2: R_MAX}], {x1: "x1", x2: "x2", y1: 0, y2: 2.1, fill: "#d62728", fillOpacity: 0.07}),
       Plot.ruleX([wall], {stroke: "#d62728", strokeDasharray: "3,3"}),
-      Plot.text([{x: wall, y: 2.0}], {x: "x", y: "y", text: () => `1 + ε_high = ${wall.toFixed(2)}`, dx: 4, textAnchor: "start", fill: "#a61c1c"}),
+      Plot.text([{x: wall, y: 2.0}], {x: "x", y: "y", text: () => `1 + ε_high = ${wall.toFixed(2)}`, dx: 4, textAnchor: "start", fill: ink.bad}),
       Plot.line(rows.filter((d) => d.method === methods[1]), {x: "ratio", y: "grad", stroke: "method", strokeWidth: 3}),
       Plot.line(rows.filter((d) => d.method === methods[0]), {x: "ratio", y: "grad", stroke: "method", strokeWidth: 2.5, strokeDasharray: "7,3"}),
       Plot.ruleX([ratio], {stroke: "#999"}),
       Plot.dot([{ratio, grad: grpo, method: methods[0]}], {x: "ratio", y: "grad", fill: "method", r: 7}),
-      Plot.dot([{ratio, grad: cispo, method: methods[1]}], {x: "ratio", y: "grad", fill: "method", stroke: "white", r: 5})
+      Plot.dot([{ratio, grad: cispo, method: methods[1]}], {x: "ratio", y: "grad", fill: "method", stroke: "var(--bs-body-bg, white)", r: 5})
     ]
   });
   const status = grpo === 0 ? "silenced: past the cliff, GRPO's gradient is exactly zero" : "inside the trust region: both agree";

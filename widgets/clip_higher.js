@@ -3,6 +3,7 @@
 // Python's autograd curve (dapo.clip_higher_curve); DAPO's decoupled clip (solid) is recomputed
 // live by clipGradientCoefficient, which mirrors dapo.clip_gradient_coefficient.
 import {clipGradientCoefficient} from "./clip_math.js";
+import {ink} from "./ink.js";
 
 /** DAPO's curve on a fine grid, with the two walls drawn as vertical drops. */
 export function clipHigherCurve(clipLow, clipHigh, rMin = 0.5, rMax = 1.6, steps = 220) {
@@ -53,8 +54,8 @@ export function clipHigherChart({Plot, html}, grpoCurve, {clipHigh, clipLow, rat
       Plot.line(grpo, {x: "ratio", y: "grad", z: "branch", stroke: "#444", strokeWidth: 1.5, strokeDasharray: "5,4"}),
       Plot.ruleX([wall], {stroke: "#ef8a2f", strokeDasharray: "2,3"}),
       Plot.ruleX([floor], {stroke: "#4269d0", strokeDasharray: "2,3"}),
-      Plot.text([{x: wall, y: 1.6, t: `wall 1+ε_high = ${wall.toFixed(2)}`}], {x: "x", y: "y", text: "t", textAnchor: "start", dx: 4, fill: "#b35806"}),
-      Plot.text([{x: floor, y: -1.6, t: `floor 1−ε_low = ${floor.toFixed(2)}`}], {x: "x", y: "y", text: "t", textAnchor: "start", dx: 4, fill: "#2c4f9e"}),
+      Plot.text([{x: wall, y: 1.6, t: `wall 1+ε_high = ${wall.toFixed(2)}`}], {x: "x", y: "y", text: "t", textAnchor: "start", dx: 4, fill: ink.warn}),
+      Plot.text([{x: floor, y: -1.6, t: `floor 1−ε_low = ${floor.toFixed(2)}`}], {x: "x", y: "y", text: "t", textAnchor: "start", dx: 4, fill: ink.blue}),
       Plot.dot([{r: ratio, g: here.grpoPos}, {r: ratio, g: here.grpoNeg}], {x: "r", y: "g", r: 6, stroke: "#666", strokeWidth: 2}),
       Plot.dot([{r: ratio, g: here.dapoPos}, {r: ratio, g: here.dapoNeg}], {x: "r", y: "g", r: 3.5, fill: "#ef8a2f"})
     ]

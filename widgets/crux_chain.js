@@ -2,6 +2,7 @@
 // step, prm_math.stepRewards mirrors prm.step_rewards) and by the outcome model (the last line
 // only, prm_math.ormScore mirrors prm.orm_score). The first step the PRM rejects is marked.
 import {firstErrorIndex, ormScore, parseStep, prmScore, stepRewards} from "./prm_math.js";
+import {ink, mutedFill, solid} from "./ink.js";
 
 export function splitChain(text) {
   return text.split(";");
@@ -50,14 +51,14 @@ export function cruxChain({Plot, html}, text, {target = 24} = {}) {
     marginTop: 36,
     x: {domain: cols, axis: "top", label: null, tickSize: 0},
     y: {domain: labels, label: null, tickSize: 0},
-    color: {domain: ["valid", "invalid", "not read"], range: ["#2a9d8f", "#e76f51", "#e9ecef"]},
+    color: {domain: ["valid", "invalid", "not read"], range: [solid.good, solid.bad, mutedFill]},
     marks: [
       Plot.cell(cells, {x: "col", y: "step", fill: "verdict", inset: 2, rx: 4}),
       Plot.text(cells, {
         x: "col",
         y: "step",
         text: "text",
-        fill: (d) => (d.verdict === "not read" ? "#888" : "white"),
+        fill: (d) => (d.verdict === "not read" ? ink.muted : "white"),
         fontWeight: "bold"
       }),
       Plot.cell(flag, {x: "col", y: "step", stroke: "#7b2d26", strokeWidth: 3, fill: "none", inset: 1, rx: 4})
@@ -66,7 +67,7 @@ export function cruxChain({Plot, html}, text, {target = 24} = {}) {
 
   const fooled = orm === 1 && prm === 0;
   const verdict = fooled
-    ? html`<b style="color:#e76f51">The outcome model is fooled:</b> right answer, broken reasoning.`
+    ? html`<b style="color:${ink.bad}">The outcome model is fooled:</b> right answer, broken reasoning.`
     : orm === 1
       ? html`Both models accept this chain.`
       : prm === 1

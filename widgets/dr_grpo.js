@@ -36,7 +36,7 @@ export function difficultyWeightChart({Plot, html}, {p, table, eps = 1e-2}) {
       Plot.line(difficultyCurves(eps), {x: "p", y: "weight", stroke: "method", strokeWidth: 2}),
       Plot.dot(table, {x: "p", y: "weight", stroke: COLORS.range[0], r: 5, title: (d) => `printed above: ${d.weight.toFixed(2)}`}),
       Plot.ruleX([p], {stroke: "#888", strokeDasharray: "4,3"}),
-      Plot.dot([{p, weight: w, method: GRPO}, {p, weight: 1, method: DR}], {x: "p", y: "weight", fill: "method", r: 6, stroke: "white"}),
+      Plot.dot([{p, weight: w, method: GRPO}, {p, weight: 1, method: DR}], {x: "p", y: "weight", fill: "method", r: 6, stroke: "var(--bs-body-bg, white)"}),
       Plot.text([{p, weight: w}], {
         x: "p",
         y: "weight",
@@ -114,7 +114,7 @@ export function lengthPushChart({Plot, html}, {rightLength, wrongLength, maxLen,
     color: COLORS,
     marks: [
       Plot.barY(points, {fx: "method", x: "response", y: "total", fill: "method"}),
-      Plot.ruleY([0], {stroke: "#333"}),
+      Plot.ruleY([0], {stroke: "currentColor"}),
       Plot.text(points.filter((d) => d.total >= 0), {fx: "method", x: "response", y: "total", text: (d) => d.total.toFixed(3), dy: -8, fontSize: 11}),
       Plot.text(points.filter((d) => d.total < 0), {fx: "method", x: "response", y: "total", text: (d) => d.total.toFixed(3), dy: 8, fontSize: 11})
     ]
@@ -158,8 +158,8 @@ export function lengthDriftChart({Plot, html}, records) {
       Plot.line(rows.filter((d) => d.track === "wrong chains"), {x: "step", y: "length", stroke: "method", z: "method", strokeWidth: 2.5}),
       Plot.line(rows.filter((d) => d.track === "right chains"), {x: "step", y: "length", stroke: "method", z: "method", strokeWidth: 2, strokeDasharray: "6,4"}),
       // Dr. GRPO's two lines end at almost the same height: wrong above, right below.
-      Plot.text(ends.filter((d) => d.track === "wrong chains"), {x: "step", y: "length", fill: "method", text: (d) => `${d.method}, wrong: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: -7, fontSize: 11}),
-      Plot.text(ends.filter((d) => d.track === "right chains"), {x: "step", y: "length", fill: "method", text: (d) => `${d.method}, right: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: 7, fontSize: 11})
+      Plot.text(ends.filter((d) => d.track === "wrong chains"), {x: "step", y: "length", text: (d) => `${d.method}, wrong: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: -7, fontSize: 11}),
+      Plot.text(ends.filter((d) => d.track === "right chains"), {x: "step", y: "length", text: (d) => `${d.method}, right: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: 7, fontSize: 11})
     ]
   });
   const value = (method, track) => last(method, track).length;

@@ -27,14 +27,14 @@ export function dynamicSamplingChart({Plot, html}, pythonCurves, {p, G}) {
     marks: [
       Plot.ruleX([p], {stroke: "#999", strokeDasharray: "4,3"}),
       Plot.line(thin, {x: "p", y: "wasted", stroke: "series", strokeWidth: 1.5, strokeOpacity: 0.8}),
-      Plot.line(bold, {x: "p", y: "wasted", stroke: "black", strokeWidth: 2.5}),
+      Plot.line(bold, {x: "p", y: "wasted", stroke: "currentColor", strokeWidth: 2.5}), // the text colour: black on light, white on dark
       Plot.dot(atP, {x: "p", y: "wasted", fill: "series", r: 3.5}),
-      Plot.dot([{p, wasted}], {x: "p", y: "wasted", stroke: "black", fill: "white", r: 6, strokeWidth: 2}),
+      Plot.dot([{p, wasted}], {x: "p", y: "wasted", stroke: "currentColor", fill: "var(--bs-body-bg, white)", r: 6, strokeWidth: 2}),
       Plot.text([{p, wasted}], {x: "p", y: "wasted", text: () => `G = ${G}`, dx: 10, dy: -10, textAnchor: "start", fontWeight: "bold"})
     ]
   });
   return html`<div data-widget="dynamic-sampling">${chart}
-    <p style="font-size:0.9em">Coloured: Python's curves. Black: the group size you picked, computed in your browser.</p>
+    <p style="font-size:0.9em">Coloured: Python's curves. Bold: the group size you picked, computed in your browser.</p>
     <p>At p = ${p.toFixed(2)} with G = ${G}: a group is unanimous (zero gradient)
       <b data-readout="wasted" data-value=${wasted}>${(100 * wasted).toFixed(1)}%</b> of the time and
       useful <b data-readout="kept" data-value=${kept}>${(100 * kept).toFixed(1)}%</b> of the time, so

@@ -32,10 +32,10 @@ export function grpoCurvesChart({Plot, html}, records, reference, {groupSize, be
     marks: [
       Plot.ruleY([chance], {stroke: "#999", strokeDasharray: "4,3"}),
       Plot.ruleY([0.9], {stroke: "#ccc"}),
-      Plot.line(reference, {x: "step", y: "p_correct", stroke: "#222", strokeDasharray: "6,4", strokeWidth: 1.5}),
+      Plot.line(reference, {x: "step", y: "p_correct", stroke: "currentColor", strokeDasharray: "6,4", strokeWidth: 1.5}),
       Plot.line(sameBeta, {x: "step", y: "p_correct", z: "group_size", stroke: (d) => label(d.group_size), strokeWidth: 1.2, strokeOpacity: 0.55}),
       Plot.line(run, {x: "step", y: "p_correct", stroke: (d) => label(d.group_size), strokeWidth: 3.5}),
-      Plot.dot([final], {x: "step", y: "p_correct", fill: (d) => label(d.group_size), r: 5, stroke: "white"}),
+      Plot.dot([final], {x: "step", y: "p_correct", fill: (d) => label(d.group_size), r: 5, stroke: "var(--bs-body-bg, white)"}),
       Plot.text([final], {x: "step", y: "p_correct", text: (d) => d.p_correct.toFixed(3), dy: -12, dx: -14, fontSize: 12})
     ]
   });

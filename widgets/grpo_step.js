@@ -2,6 +2,7 @@
 // group's mean, its population std and each answer's advantage A_i = (r_i - mean) / (std + eps).
 // The maths is grpo_math.groupRelativeAdvantages (mirrors grpo.group_relative_advantages).
 import {groupRelativeAdvantages, groupStats} from "./grpo_math.js";
+import {ink} from "./ink.js";
 
 const RIGHT = "right (r = 1)";
 const WRONG = "wrong (r = 0)";
@@ -36,7 +37,7 @@ export function grpoStepChart({Plot, html}, {groupSize, right}) {
     color: {legend: true, domain: [RIGHT, WRONG], range: ["#2e9e5b", "#d1495b"]},
     marks: [
       Plot.barY(rows, {x: "sample", y: "advantage", fill: "outcome"}),
-      Plot.ruleY([0], {stroke: "#333"}),
+      Plot.ruleY([0], {stroke: "currentColor"}),
       // Plot's dy is a constant, so the labels above and below the axis are two marks.
       Plot.text(rows.filter((d) => d.advantage >= 0), {x: "sample", y: "advantage", text: (d) => (d.advantage === 0 ? "0" : "+" + d.advantage.toFixed(3)), dy: -9, fontSize: 12}),
       Plot.text(rows.filter((d) => d.advantage < 0), {x: "sample", y: "advantage", text: (d) => "−" + (-d.advantage).toFixed(3), dy: 9, fontSize: 12})
@@ -46,7 +47,7 @@ export function grpoStepChart({Plot, html}, {groupSize, right}) {
     (d, i) => html`<span data-readout=${`adv${i + 1}`} data-value=${d.advantage}></span>`
   );
   const verdict = tied
-    ? html`<p style="color:#b35900"><b data-readout="signal" data-value="none">No signal.</b>
+    ? html`<p style="color:${ink.warn}"><b data-readout="signal" data-value="none">No signal.</b>
         Every answer earned the same reward, so the std is 0 and every advantage is exactly 0:
         this group adds nothing to the gradient.</p>`
     : html`<p><b data-readout="signal" data-value="some">Signal.</b> A right answer gets

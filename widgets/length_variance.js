@@ -42,7 +42,7 @@ export function lengthVarianceChart({Plot, html}, mc, {v, length}) {
     marks: [
       Plot.ruleX([length], {stroke: "#999", strokeDasharray: "4,3"}),
       Plot.line(lines, {x: "length", y: "variance", stroke: "series", strokeWidth: 2}),
-      Plot.dot(dots, {x: "length", y: "variance", stroke: "series", fill: "white", r: 4, strokeWidth: 1.5,
+      Plot.dot(dots, {x: "length", y: "variance", stroke: "series", fill: "var(--bs-body-bg, white)", r: 4, strokeWidth: 1.5,
                       title: (d) => `Monte-Carlo at L = ${d.length}: ${fmt(d.variance)}`})
     ]
   });

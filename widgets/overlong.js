@@ -3,6 +3,7 @@
 // dapo.overlong_penalty; the grey dots are Python's ramp at the paper's setting
 // (dapo.demonstrate_overlong with L_max = 20480, L_cache = 4096), left in place as a reference.
 import {overlongPenalty} from "./clip_math.js";
+import {ink} from "./ink.js";
 
 const X_MAX = 40960;
 
@@ -34,7 +35,7 @@ export function overlongChart({Plot, html}, pythonRamp, {maxLen, cacheLen, lengt
       Plot.line(curve, {x: "length", y: "soft", stroke: "#ef8a2f", strokeWidth: 2.5}),
       Plot.ruleX([length], {stroke: "#4269d0"}),
       Plot.dot([{length, soft}], {x: "length", y: "soft", r: 5, fill: "#4269d0"}),
-      Plot.text([{x: (start + maxLen) / 2, y: 0.08}], {x: "x", y: "y", text: () => "ramp", fill: "#b35806"})
+      Plot.text([{x: (start + maxLen) / 2, y: 0.08}], {x: "x", y: "y", text: () => "ramp", fill: ink.warn})
     ]
   });
   return html`<div data-widget="overlong">${chart}

@@ -68,7 +68,7 @@ export function passAtKChart({Plot, html}, {n, c, k, D}) {
       Plot.line(rows.filter((r) => r.estimator === ESTIMATORS[0]), {x: "k", y: "value", stroke: "estimator", strokeWidth: 3}),
       Plot.line(rows.filter((r) => r.estimator === ESTIMATORS[1]), {x: "k", y: "value", stroke: "estimator", strokeWidth: 2, strokeDasharray: "6,4"}),
       Plot.line(rows.filter((r) => r.estimator === ESTIMATORS[2]), {x: "k", y: "value", stroke: "estimator", strokeWidth: 2}),
-      Plot.dot([{k, value: here.unbiased}, {k, value: here.naive}, {k, value: here.cons}], {x: "k", y: "value", fill: "black", r: 3})
+      Plot.dot([{k, value: here.unbiased}, {k, value: here.naive}, {k, value: here.cons}], {x: "k", y: "value", fill: "currentColor", r: 3})
     ]
   });
   return html`<div data-widget="pass-at-k">${chart}

@@ -33,7 +33,7 @@ export function prmAggregationChart({Plot, html}, example, agg) {
     marks: [
       Plot.barX(steps, {x: "score", y: "label", fill: "verdict"}),
       Plot.text(steps, {x: "score", y: "label", text: (d) => d.score.toFixed(3), dx: 18}),
-      Plot.ruleX([chosen], {stroke: "#222", strokeWidth: 2, strokeDasharray: "5,3"}),
+      Plot.ruleX([chosen], {stroke: "currentColor", strokeWidth: 2, strokeDasharray: "5,3"}),
       Plot.text([chosen], {x: (d) => d, frameAnchor: "top", dy: -2, text: () => `${agg} = ${chosen.toFixed(3)}`, textAnchor: "start", dx: 4})
     ]
   });

@@ -4,6 +4,7 @@
 // CISPO) gives every token's push on log pi; the lower chart counts the fork tokens still
 // learning as eps_high sweeps.
 import {reflectionGradients} from "./clip_math.js";
+import {ink} from "./ink.js";
 
 const METHODS = ["GRPO", "CISPO"];
 
@@ -39,8 +40,8 @@ export function reflectionTokensChart({Plot, html}, tokens, epsHigh) {
     color,
     marks: [
       Plot.barX(bars, {x: "push", y: "method", fy: "token", fill: "method", tip: true}),
-      Plot.text(silenced, {x: 0, y: "method", fy: "token", text: () => "✕ silenced", textAnchor: "start", dx: 4, fill: "#a61c1c", fontSize: 10}),
-      Plot.text(res.tokens, {x: 1.55, fy: name, text: (t) => `r = ${t.ratio.toFixed(3)}`, textAnchor: "end", fill: "#666", fontSize: 10, frameAnchor: "middle"}),
+      Plot.text(silenced, {x: 0, y: "method", fy: "token", text: () => "✕ silenced", textAnchor: "start", dx: 4, fill: ink.bad, fontSize: 10}),
+      Plot.text(res.tokens, {x: 1.55, fy: name, text: (t) => `r = ${t.ratio.toFixed(3)}`, textAnchor: "end", fill: ink.muted, fontSize: 10, frameAnchor: "middle"}),
       Plot.ruleX([0])
     ]
   });

@@ -7,6 +7,7 @@
 // the exact check "is it 24?"), `kept` means carried in the beam (at thought 3: the answer),
 // `winnable` is the exact oracle's verdict, so a winnable state scored 0 is the judge's mistake.
 // No maths happens here: the widget lays out and counts what Python recorded.
+import {ink} from "./ink.js";
 
 const FONT = 12; // label size in px: the chart is drawn at its own width, so this is what a reader sees
 const BIG = 2 * FONT + 8; // vertical room for a labelled node (kept, or on the winning path): two lines
@@ -140,7 +141,7 @@ export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
       Plot.dot(visible.filter((n) => n.kept && !last(n)), {
         x: "x", y: "y", r: 5, strokeWidth: 2,
         stroke: (n) => (n.onPath ? COLORS.path : COLORS.kept),
-        fill: (n) => (n.depth > 0 && !(n.score > 0) ? "white" : n.onPath ? COLORS.path : COLORS.kept),
+        fill: (n) => (n.depth > 0 && !(n.score > 0) ? "var(--bs-body-bg, white)" : n.onPath ? COLORS.path : COLORS.kept),
         title: (n) => (n.depth ? `${n.expr} → ${n.state}\nkept in the beam${n.score > 0 ? "" : " (judged hopeless: kept to fill the beam)"}` : n.state)
       }),
       Plot.dot(winner, {x: "x", y: "y", r: 11, symbol: "star", fill: COLORS.path, stroke: "#7a5200"}),
@@ -149,8 +150,8 @@ export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
         {nodes: labelled.filter((n) => last(n)), dx: GAP + 6, dy: 0, text: "text"}
       ].map(({nodes, dx, dy, text}) => Plot.text(nodes, {
         x: "x", y: "y", dx, dy, text, textAnchor: "start", fontSize: FONT, lineHeight: 1.1,
-        stroke: "white", strokeWidth: 4, paintOrder: "stroke",
-        fill: (n) => (n.onPath ? "#7a5200" : "#1d3a8a")
+        stroke: "var(--bs-body-bg, white)", strokeWidth: 4, paintOrder: "stroke", // a halo of the page colour over the edges
+        fill: (n) => (n.onPath ? ink.warn : ink.blue)
       }))
     ]
   });
@@ -159,7 +160,7 @@ export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
     s.depth < 3
       ? html`<li>Thought ${s.depth}: ${s.states} distinct states, ${s.winnable} still winnable; the judge
           called ${s.judgedWinnable} winnable${s.missed ? ", and " : ""}${s.missed
-            ? html`<span style="color:${COLORS.missed}">gave up on ${s.missed} winnable ${s.missed === 1 ? "one" : "ones"}</span>` : ""}; kept ${s.kept}.</li>`
+            ? html`<span style="color:${ink.warn}">gave up on ${s.missed} winnable ${s.missed === 1 ? "one" : "ones"}</span>` : ""}; kept ${s.kept}.</li>`
       : html`<li>Thought 3: ${s.states} final numbers checked exactly;
           ${tree.solution ? "the first 24 wins." : "none is 24, so the search fails."}</li>`
   );
@@ -168,11 +169,11 @@ export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
   return html`<div data-widget="search-tree">
     <div style="overflow-x: auto">${chart}</div>
     <div style="font-size:0.85em">
-      <span style="color:${COLORS.kept}">●</span> kept in the beam
-      <span style="color:${COLORS.kept}; margin-left:1em">○</span> kept, though judged hopeless
-      <span style="color:${COLORS.pruned}; margin-left:1em">●</span> pruned
-      <span style="color:${COLORS.missed}; margin-left:1em">○</span> winnable but judged hopeless
-      <span style="color:${COLORS.path}; margin-left:1em">★</span> the winning derivation
+      <span data-swatch style="color:${COLORS.kept}">●</span> kept in the beam
+      <span data-swatch style="color:${COLORS.kept}; margin-left:1em">○</span> kept, though judged hopeless
+      <span data-swatch style="color:${COLORS.pruned}; margin-left:1em">●</span> pruned
+      <span data-swatch style="color:${COLORS.missed}; margin-left:1em">○</span> winnable but judged hopeless
+      <span data-swatch style="color:${COLORS.path}; margin-left:1em">★</span> the winning derivation
     </div>
     <ul style="font-size:0.9em">${lines}</ul>
     <p>Beam b = ${tree.beam}, judge error rate ${tree.error}, showing

@@ -2,6 +2,7 @@
 // answers, the running tally and the vote. Tally and vote come from voting.js, which mirrors
 // reasoning.vote_distribution / reasoning.majority_vote.
 import {majorityVote, voteDistribution} from "./voting.js";
+import {ink} from "./ink.js";
 
 export function selfConsistencyStepper({Plot, html}, batch, correct, shown, problem) {
   const chains = batch.slice(0, shown);
@@ -24,7 +25,7 @@ export function selfConsistencyStepper({Plot, html}, batch, correct, shown, prob
   });
 
   const list = html`<ol class="sc-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 2em">
-    ${chains.map((c) => html`<li style="color: ${c.answer === correct ? "#2a9d8f" : "#e76f51"}">
+    ${chains.map((c) => html`<li style="color: ${c.answer === correct ? ink.good : ink.bad}">
       ${c.chain} <b>→ ${c.answer ?? "no answer"}</b></li>`)}
   </ol>`;
 

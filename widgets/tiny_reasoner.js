@@ -15,6 +15,7 @@
 import {extractAnswer, loadTinyGPT, mulberry32, startChains} from "./tiny_gpt_forward.js";
 import {majorityVote, voteDistribution} from "./voting.js";
 import {chartWidth} from "./layout.js";
+import {ink} from "./ink.js";
 
 let worker = null; // the sampler's worker, started on first use; undefined if none can start
 let nextId = 0;
@@ -136,11 +137,11 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
   const vote = majorityVote(answers);
   const tally = voteDistribution(answers).map((r) => ({...r, right: r.answer === correct}));
   const nRight = answers.filter((a) => a === correct).length;
-  const colour = (c) => (!c.done ? "#555" : c.answer === correct ? "#2a9d8f" : "#e76f51");
+  const colour = (c) => (!c.done ? ink.muted : c.answer === correct ? ink.good : ink.bad);
 
   const list = html`<ol class="tr-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 2.5em; margin: 0.3em 0">
     ${state.chains.map((c) => html`<li data-chain=${c.text} data-done=${c.done ? 1 : 0} style="color: ${colour(c)}">
-      ${c.text}${c.done ? html`&nbsp;<b>→ ${c.answer ?? "no answer"}</b>` : html`<span style="opacity: 0.5">▌</span>`}</li>`)}
+      ${c.text}${c.done ? html`&nbsp;<b>→ ${c.answer ?? "no answer"}</b>` : html`<span style="color: ${ink.muted}">▌</span>`}</li>`)}
   </ol>`;
 
   const chart = Plot.plot({

@@ -29,7 +29,7 @@ export function tokenLevelChart({Plot, html}, lengths) {
     color,
     marks: [
       Plot.barY(rows, {...common, y: "total"}),
-      Plot.text(rows, {...common, y: "total", text: (d) => d.total.toFixed(3), dy: -6, fill: "black", fontSize: 10}),
+      Plot.text(rows, {...common, y: "total", text: (d) => d.total.toFixed(3), dy: -6, fill: "currentColor", fontSize: 10}), // the text colour: black would vanish on the dark page
       Plot.ruleY([0])
     ]
   });
