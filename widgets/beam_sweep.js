@@ -3,17 +3,19 @@
 // chapter's 20 demo puzzles, searched live in Python (tree_of_thoughts.solve_rate_sweep). The
 // oracle (error rate 0) is the ceiling. No maths happens here: every number is Python's.
 import {ink} from "./ink.js";
+import {chartWidth} from "./layout.js";
 
 const pick = (records, rate, b) =>
   records.find((r) => Math.abs(r.error_rate - rate) < 1e-9 && r.beam_width === b);
 
-export function beamSweepChart({Plot, html}, full, demo, {errorRate, beam}) {
+export function beamSweepChart({Plot, html, width}, full, demo, {errorRate, beam}) {
   const rates = [...new Set(full.map((r) => r.error_rate))].sort((a, b) => a - b);
   const widths = [...new Set(full.map((r) => r.beam_width))].sort((a, b) => a - b);
   const label = (r) => (r === 0 ? "oracle (error 0)" : `error ${r}`);
   const lines = full.map((r) => ({...r, series: label(r.error_rate), chosen: Math.abs(r.error_rate - errorRate) < 1e-9}));
   const dots = demo.filter((r) => Math.abs(r.error_rate - errorRate) < 1e-9);
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 400,
     marginRight: 110,
     x: {label: "beam width b", domain: [widths[0] - 0.3, widths.at(-1) + 0.3], ticks: widths},

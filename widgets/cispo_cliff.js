@@ -5,6 +5,7 @@
 // dapo.clip_gradient_coefficient and cispo.cispo_gradient_coefficient.
 import {cispoGradientCoefficient, clipGradientCoefficient} from "./clip_math.js";
 import {ink} from "./ink.js";
+import {chartWidth} from "./layout.js";
 
 const R_MIN = 0.5;
 const R_MAX = 3.0;
@@ -23,13 +24,14 @@ export function cliffPlateauCurves(epsHigh, steps = 250) {
     ]);
 }
 
-export function cispoCliffChart({Plot, html}, {ratio, epsHigh}) {
+export function cispoCliffChart({Plot, html, width}, {ratio, epsHigh}) {
   const rows = cliffPlateauCurves(epsHigh);
   const wall = 1 + epsHigh;
   const grpo = clipGradientCoefficient(ratio, 1, FLOOR_EPS, epsHigh);
   const cispo = cispoGradientCoefficient(ratio, 1, epsHigh);
   const methods = ["GRPO (clip the update)", "CISPO (clip the weight)"];
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     x: {label: "importance ratio r of the token", domain: [R_MIN, R_MAX]},
     y: {label: "gradient coefficient ∂J/∂log π  (A = +1)", domain: [0, 2.1], grid: true},

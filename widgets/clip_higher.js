@@ -4,6 +4,7 @@
 // live by clipGradientCoefficient, which mirrors dapo.clip_gradient_coefficient.
 import {clipGradientCoefficient} from "./clip_math.js";
 import {ink} from "./ink.js";
+import {chartWidth} from "./layout.js";
 
 /** DAPO's curve on a fine grid, with the two walls drawn as vertical drops. */
 export function clipHigherCurve(clipLow, clipHigh, rMin = 0.5, rMax = 1.6, steps = 220) {
@@ -23,7 +24,7 @@ export function clipHigherCurve(clipLow, clipHigh, rMin = 0.5, rMax = 1.6, steps
   ]);
 }
 
-export function clipHigherChart({Plot, html}, grpoCurve, {clipHigh, clipLow, ratio, grpoEps = 0.2}) {
+export function clipHigherChart({Plot, html, width}, grpoCurve, {clipHigh, clipLow, ratio, grpoEps = 0.2}) {
   const dapo = clipHigherCurve(clipLow, clipHigh);
   const grpo = grpoCurve.flatMap((d) => [
     {ratio: d.ratio, branch: "A = +1", grad: d.grpo_grad},
@@ -43,6 +44,7 @@ export function clipHigherChart({Plot, html}, grpoCurve, {clipHigh, clipLow, rat
     ...band(floor, 1 - grpoEps, "#d62728") // extra room to crush bad tokens (the pitfall)
   ];
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 360,
     marginLeft: 50,
     x: {label: "importance ratio r of the token", domain: [0.5, 1.6]},

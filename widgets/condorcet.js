@@ -2,6 +2,7 @@
 // with Python's Monte-Carlo dots on top. The two curves are computed live (voting.js mirrors
 // reasoning.condorcet_majority_prob and reasoning.plurality_vote_prob).
 import {condorcetMajorityProb, pluralityVoteProb} from "./voting.js";
+import {chartWidth} from "./layout.js";
 
 export function condorcetCurves(p, D, nMax) {
   const rows = [];
@@ -12,11 +13,12 @@ export function condorcetCurves(p, D, nMax) {
   return rows;
 }
 
-export function condorcetChart({Plot, html}, mc, {p, D, nMax}) {
+export function condorcetChart({Plot, html, width}, mc, {p, D, nMax}) {
   const rows = condorcetCurves(p, D, nMax);
   const dots = mc.filter((r) => Math.abs(r.p - p) < 1e-9 && r.D === D && r.n <= nMax);
   const last = (name) => rows.filter((r) => r.curve.startsWith(name)).at(-1).acc;
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     x: {label: "samples voted (n)", domain: [1, nMax]},
     y: {label: "P(vote is right)", domain: [0, 1], grid: true},

@@ -3,12 +3,13 @@
 // only, prm_math.ormScore mirrors prm.orm_score). The first step the PRM rejects is marked.
 import {firstErrorIndex, ormScore, parseStep, prmScore, stepRewards} from "./prm_math.js";
 import {ink, mutedFill, solid} from "./ink.js";
+import {chartWidth} from "./layout.js";
 
 export function splitChain(text) {
   return text.split(";");
 }
 
-export function cruxChain({Plot, html}, text, {target = 24} = {}) {
+export function cruxChain({Plot, html, width}, text, {target = 24} = {}) {
   const chain = splitChain(text);
   const rewards = stepRewards(chain);
   const orm = ormScore(chain, target);
@@ -46,6 +47,7 @@ export function cruxChain({Plot, html}, text, {target = 24} = {}) {
   const flag = first === null ? [] : [{col: cols[0], step: labels[first]}];
 
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 70 + 34 * T,
     marginLeft: 190,
     marginTop: 36,

@@ -6,6 +6,7 @@
 //
 // The maths lives in grpo_math.js (difficultyWeight, perTokenPush), tested against Python.
 import {difficultyWeight, perTokenPush} from "./grpo_math.js";
+import {chartWidth} from "./layout.js";
 
 const GRPO = "GRPO";
 const DR = "Dr. GRPO";
@@ -22,11 +23,12 @@ export function difficultyCurves(eps = 1e-2) {
   return rows;
 }
 
-export function difficultyWeightChart({Plot, html}, {p, table, eps = 1e-2}) {
+export function difficultyWeightChart({Plot, html, width}, {p, table, eps = 1e-2}) {
   const w = difficultyWeight(p, eps);
   const balanced = difficultyWeight(0.5, eps);
   const advRight = (1 - p) * w; // GRPO's advantage of a right answer; Dr. GRPO's is 1 - p
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 320,
     marginLeft: 50,
     x: {label: "fraction of the group that is right, p", domain: [0, 1]},
@@ -71,7 +73,7 @@ export function pushCurves(maxLen) {
   return rows;
 }
 
-export function lengthPushChart({Plot, html}, {rightLength, wrongLength, maxLen, demo}) {
+export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, maxLen, demo}) {
   const [right, wrong] = perTokenPush([rightLength, wrongLength], [1, -1], maxLen);
   const points = [];
   for (const [name, rec] of [["right answer", right], ["wrong answer", wrong]]) {
@@ -84,7 +86,7 @@ export function lengthPushChart({Plot, html}, {rightLength, wrongLength, maxLen,
     {length: d.length, method: DR, push: Math.abs(d.dr_grpo_incorrect)}
   ]);
   const perToken = Plot.plot({
-    width: 440,
+    width: chartWidth(width, 440),
     height: 320,
     marginLeft: 56,
     x: {type: "log", label: "response length (tokens)", domain: [1, maxLen]},
@@ -105,7 +107,7 @@ export function lengthPushChart({Plot, html}, {rightLength, wrongLength, maxLen,
     ]
   });
   const totals = Plot.plot({
-    width: 380,
+    width: chartWidth(width, 380),
     height: 320,
     marginLeft: 50,
     x: {label: null, domain: ["right answer", "wrong answer"], tickFormat: (d) => d.split(" ")[0]},
@@ -138,7 +140,7 @@ export function lengthPushChart({Plot, html}, {rightLength, wrongLength, maxLen,
   </div>`;
 }
 
-export function lengthDriftChart({Plot, html}, records) {
+export function lengthDriftChart({Plot, html, width}, records) {
   const rows = records.flatMap((r) => [
     {method: r.method === "grpo" ? GRPO : DR, track: "wrong chains", step: r.step, length: r.wrong_length},
     {method: r.method === "grpo" ? GRPO : DR, track: "right chains", step: r.step, length: r.right_length}
@@ -147,7 +149,7 @@ export function lengthDriftChart({Plot, html}, records) {
   const ends = [GRPO, DR].flatMap((m) => ["wrong chains", "right chains"].map((t) => last(m, t)));
   const lastStep = Math.max(...rows.map((d) => d.step));
   const chart = Plot.plot({
-    width: 800,
+    width: chartWidth(width, 800),
     height: 340,
     marginLeft: 50,
     marginRight: 150,

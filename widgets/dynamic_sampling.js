@@ -3,6 +3,7 @@
 // (dapo.demonstrate_dynamic_sampling); the bold curve and the readouts are recomputed live by
 // wastedFraction / keptFraction, which mirror dapo.wasted_fraction / dapo.kept_fraction.
 import {keptFraction, wastedFraction} from "./clip_math.js";
+import {chartWidth} from "./layout.js";
 
 export function wastedCurve(G, steps = 200) {
   return Array.from({length: steps + 1}, (_, k) => {
@@ -11,7 +12,7 @@ export function wastedCurve(G, steps = 200) {
   });
 }
 
-export function dynamicSamplingChart({Plot, html}, pythonCurves, {p, G}) {
+export function dynamicSamplingChart({Plot, html, width}, pythonCurves, {p, G}) {
   const sizes = [...new Set(pythonCurves.map((d) => d.group_size))];
   const thin = pythonCurves.map((d) => ({...d, series: `G = ${d.group_size}`}));
   const bold = wastedCurve(G);
@@ -20,6 +21,7 @@ export function dynamicSamplingChart({Plot, html}, pythonCurves, {p, G}) {
   const rollouts = 1 / kept;
   const atP = sizes.map((g) => ({p, wasted: wastedFraction(p, g), series: `G = ${g}`}));
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 330,
     x: {label: "per-sample accuracy p", domain: [0, 1]},
     y: {label: "wasted fraction p^G + (1−p)^G", domain: [0, 1], grid: true, percent: false},

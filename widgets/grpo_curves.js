@@ -1,6 +1,7 @@
 // GRPO learning curves recorded in Python (grpo.grpo_learning_curves): p(correct) against the
 // training step for several group sizes at one KL weight beta, the chosen group size drawn bold,
 // and the chapter's reference run (demonstrate_grpo: G = 32, beta = 0.04) dashed.
+import {chartWidth} from "./layout.js";
 
 /** The recorded run for one (group size, beta), in step order. */
 export function selectRun(records, groupSize, beta) {
@@ -15,7 +16,7 @@ export function firstStepAbove(run, level) {
   return hit === undefined ? -1 : hit.step;
 }
 
-export function grpoCurvesChart({Plot, html}, records, reference, {groupSize, beta, chance}) {
+export function grpoCurvesChart({Plot, html, width}, records, reference, {groupSize, beta, chance}) {
   const sameBeta = records.filter((r) => Math.abs(r.beta - beta) < 1e-12);
   const sizes = [...new Set(records.map((r) => r.group_size))].sort((a, b) => a - b);
   const run = selectRun(records, groupSize, beta);
@@ -24,6 +25,7 @@ export function grpoCurvesChart({Plot, html}, records, reference, {groupSize, be
   const reach = firstStepAbove(run, 0.9);
   const label = (g) => `G = ${g}`;
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     marginLeft: 50,
     x: {label: "GRPO step", domain: [0, final.step]},

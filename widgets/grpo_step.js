@@ -3,6 +3,7 @@
 // The maths is grpo_math.groupRelativeAdvantages (mirrors grpo.group_relative_advantages).
 import {groupRelativeAdvantages, groupStats} from "./grpo_math.js";
 import {ink} from "./ink.js";
+import {chartWidth} from "./layout.js";
 
 const RIGHT = "right (r = 1)";
 const WRONG = "wrong (r = 0)";
@@ -12,7 +13,7 @@ export function rewardsFromChecks(groupSize, rightNames) {
   return Array.from({length: groupSize}, (_, i) => (rightNames.includes(`o${i + 1}`) ? 1 : 0));
 }
 
-export function grpoStepChart({Plot, html}, {groupSize, right}) {
+export function grpoStepChart({Plot, html, width}, {groupSize, right}) {
   const rewards = rewardsFromChecks(groupSize, right);
   const adv = groupRelativeAdvantages(rewards);
   const {mean, std} = groupStats(rewards);
@@ -25,6 +26,7 @@ export function grpoStepChart({Plot, html}, {groupSize, right}) {
     outcome: r === 1 ? RIGHT : WRONG
   }));
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 300,
     marginLeft: 50,
     x: {

@@ -7,12 +7,13 @@
 // trainingCurvesChart: what the clip on that one weight does in training: Python's learning
 //   curves (gspo.demonstrate_gspo, gspo.demonstrate_token_grpo) for several clip settings.
 import {tokenVsSequenceWeights} from "./gspo_math.js";
+import {chartWidth} from "./layout.js";
 
 export const SPIKE_POSITIONS = [3, 8];
 const GRPO_CLIP = 0.2;
 const WEIGHT_TICKS = [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20];
 
-export function gspoWeightsChart({Plot, html}, noise, {jumpA, jumpB}) {
+export function gspoWeightsChart({Plot, html, width}, noise, {jumpA, jumpB}) {
   const spikes = [
     [SPIKE_POSITIONS[0], jumpA],
     [SPIKE_POSITIONS[1], jumpB]
@@ -28,6 +29,7 @@ export function gspoWeightsChart({Plot, html}, noise, {jumpA, jumpB}) {
   // A log axis drawn by hand (log10 on a linear scale) so every tick keeps its label.
   const lg = Math.log10;
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 320,
     marginLeft: 50,
     x: {label: "token position t", domain: [-0.5, L - 0.5]},
@@ -56,7 +58,7 @@ export function gspoWeightsChart({Plot, html}, noise, {jumpA, jumpB}) {
   </div>`;
 }
 
-export function trainingCurvesChart({Plot, html}, curves, {run}) {
+export function trainingCurvesChart({Plot, html, width}, curves, {run}) {
   const runs = [...new Set(curves.map((r) => r.run))];
   const chosen = curves.filter((r) => r.run === run);
   if (chosen.length === 0) throw new RangeError(`no training run named ${run}`);
@@ -65,8 +67,8 @@ export function trainingCurvesChart({Plot, html}, curves, {run}) {
   const meanClip = updates.reduce((a, r) => a + r.clip_fraction, 0) / updates.length;
   const palette = ["#ef8a2f", "#4269d0", "#d62728", "#2a9d8f", "#7b4ea3"];
   const top = Plot.plot({
+    width: chartWidth(width, 640),
     height: 300,
-    width: 640,
     marginLeft: 50,
     x: {label: "update", domain: [0, last.step]},
     y: {label: "p(correct token)", domain: [0, 1], grid: true},
@@ -79,8 +81,8 @@ export function trainingCurvesChart({Plot, html}, curves, {run}) {
     ]
   });
   const bottom = Plot.plot({
+    width: chartWidth(width, 640),
     height: 130,
-    width: 640,
     marginLeft: 50,
     x: {label: "update", domain: [0, last.step]},
     y: {label: "share clipped", domain: [0, 1], grid: true},

@@ -3,6 +3,7 @@
 // Lines are the closed forms, computed live (gspo_math.js mirrors gspo.log_ratio_variances); dots
 // are Python's seeded Monte-Carlo estimates (gspo.length_variance_demo) for the chosen v.
 import {logRatioVariances} from "./gspo_math.js";
+import {chartWidth} from "./layout.js";
 
 const SERIES = [
   ["token", "one token's weight (GRPO): v"],
@@ -22,7 +23,7 @@ export function lengthVarianceLines(v, maxLength) {
 
 const fmt = (x) => (x >= 0.01 ? x.toFixed(4) : x.toExponential(3));
 
-export function lengthVarianceChart({Plot, html}, mc, {v, length}) {
+export function lengthVarianceChart({Plot, html, width}, mc, {v, length}) {
   const dotsAll = mc.filter((r) => Math.abs(r.v - v) < 1e-9);
   if (dotsAll.length === 0) throw new RangeError(`no Monte-Carlo records for v = ${v}`);
   const maxLength = Math.max(...dotsAll.map((r) => r.length));
@@ -32,6 +33,7 @@ export function lengthVarianceChart({Plot, html}, mc, {v, length}) {
   const here = dotsAll.find((r) => r.length === length);
   if (!here) throw new RangeError(`no Monte-Carlo record at length ${length}`);
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 360,
     marginLeft: 60,
     x: {type: "log", base: 2, label: "response length L (tokens)", domain: [1, maxLength]},

@@ -4,6 +4,7 @@
 // (dapo.demonstrate_overlong with L_max = 20480, L_cache = 4096), left in place as a reference.
 import {overlongPenalty} from "./clip_math.js";
 import {ink} from "./ink.js";
+import {chartWidth} from "./layout.js";
 
 const X_MAX = 40960;
 
@@ -17,13 +18,14 @@ export function overlongCurve(maxLen, cacheLen) {
   }));
 }
 
-export function overlongChart({Plot, html}, pythonRamp, {maxLen, cacheLen, length}) {
+export function overlongChart({Plot, html, width}, pythonRamp, {maxLen, cacheLen, length}) {
   const cache = Math.min(cacheLen, maxLen); // the ramp cannot be wider than the cap
   const curve = overlongCurve(maxLen, cache);
   const start = maxLen - cache;
   const soft = overlongPenalty(length, maxLen, cache);
   const hard = length <= maxLen ? 0 : -1;
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 300,
     marginLeft: 50,
     x: {label: "response length |y| (tokens)", domain: [0, X_MAX]},

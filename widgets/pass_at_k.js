@@ -4,6 +4,7 @@
 // A move of "Drawn k" only moves the marker: the curves depend on (n, c, D) and are cached, and
 // cons@k comes for all k from one pass (consAtKCurve) rather than one DP per k.
 import {consAtKCurve, naivePassAtK, passAtK} from "./voting.js";
+import {chartWidth} from "./layout.js";
 
 /** The n - c wrong attempts spread as evenly as possible over D wrong answers. */
 export function evenTally(n, c, D) {
@@ -51,7 +52,7 @@ export function passAtKCurves(n, c, D) {
   return curves(n, c, D).rows;
 }
 
-export function passAtKChart({Plot, html}, {n, c, k, D}) {
+export function passAtKChart({Plot, html, width}, {n, c, k, D}) {
   const rows = passAtKCurves(n, c, D);
   const here = {
     unbiased: passAtK(n, c, k),
@@ -59,6 +60,7 @@ export function passAtKChart({Plot, html}, {n, c, k, D}) {
     cons: consCurve(n, c, D)[k]
   };
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     x: {label: "attempts drawn k", domain: [1, n]},
     y: {label: "score", domain: [0, 1], grid: true},

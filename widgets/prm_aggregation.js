@@ -2,6 +2,7 @@
 // ways to collapse them into one solution score. The aggregation is computed live by
 // prm_math.prmScore, which mirrors prm.prm_score.
 import {AGGREGATIONS, prmScore} from "./prm_math.js";
+import {chartWidth} from "./layout.js";
 
 const AGG_NOTE = {
   min: "the weakest step",
@@ -14,7 +15,7 @@ export function aggregationRows(scores) {
   return AGGREGATIONS.map((agg) => ({agg, value: prmScore(scores, agg)}));
 }
 
-export function prmAggregationChart({Plot, html}, example, agg) {
+export function prmAggregationChart({Plot, html, width}, example, agg) {
   const steps = example.steps.map((s, i) => ({
     label: `${i + 1}. ${s}`,
     score: example.scores[i],
@@ -24,6 +25,7 @@ export function prmAggregationChart({Plot, html}, example, agg) {
   const chosen = rows.find((r) => r.agg === agg).value;
 
   const stepChart = Plot.plot({
+    width: chartWidth(width),
     height: 60 + 30 * steps.length,
     marginLeft: 215,
     marginRight: 40,
@@ -38,6 +40,7 @@ export function prmAggregationChart({Plot, html}, example, agg) {
     ]
   });
   const aggChart = Plot.plot({
+    width: chartWidth(width),
     height: 170,
     marginLeft: 215,
     marginRight: 40,

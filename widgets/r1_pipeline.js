@@ -3,6 +3,7 @@
 //   pipelineDiagram  stage boxes and arrows; clicking a stage makes it the view's value
 //   stageCard        the chosen stage's run: what it did and its recorded numbers
 //   budgetChart      accuracy and the token ledger at each budget, cut and extend (budget.py's records)
+import {chartWidth} from "./layout.js";
 
 /**
  * A view (use with `viewof`): one button per stage, laid out as the pipeline with its branches.
@@ -10,7 +11,7 @@
  */
 export function pipelineDiagram({html}, {stages, value}) {
   const cols = Math.max(...stages.map((s) => s.col)) + 1;
-  const root = html`<div data-widget="pipeline" style="display:grid;grid-template-columns:repeat(${cols}, minmax(110px, 1fr));gap:14px 22px;align-items:stretch;margin:0.5rem 0"></div>`;
+  const root = html`<div data-widget="pipeline" style="display:grid;grid-template-columns:repeat(${cols}, minmax(0, 1fr));gap:14px clamp(6px, 2vw, 22px);align-items:stretch;margin:0.5rem 0"></div>`;
   const buttons = new Map();
   const paint = () => {
     for (const [id, b] of buttons) {
@@ -23,7 +24,7 @@ export function pipelineDiagram({html}, {stages, value}) {
   for (const s of stages) {
     const arrow = s.from.length ? `← ${s.from.map((f) => stages.find((t) => t.id === f).title).join(" + ")}` : "start";
     const b = html`<button type="button" data-stage="${s.id}" title=${`${s.subtitle} (${arrow})`}
-      style="grid-row:${s.row + 1};grid-column:${s.col + 1};border:2px solid #e07b00;border-radius:10px;padding:8px;cursor:pointer;text-align:left;font-size:0.85em;line-height:1.25">${s.title}</button>`;
+      style="grid-row:${s.row + 1};grid-column:${s.col + 1};border:2px solid #e07b00;border-radius:10px;padding:8px;cursor:pointer;text-align:left;font-size:0.85em;line-height:1.25;min-width:0;overflow-wrap:anywhere">${s.title}</button>`;
     b.onclick = () => {
       root.value = s.id;
       paint();
@@ -60,11 +61,12 @@ export function budgetRow(rows, model, mode, budget) {
   return row;
 }
 
-export function budgetChart({Plot, html}, {rows, model, budget, labels}) {
+export function budgetChart({Plot, html, width}, {rows, model, budget, labels}) {
   const own = rows.filter((r) => r.model === model).map((r) => ({...r, forcing: r.mode === "cut" ? "cut at the budget" : "extended to the budget"}));
   const cut = budgetRow(rows, model, "cut", budget);
   const ext = budgetRow(rows, model, "extend", budget);
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 320,
     marginLeft: 50,
     x: {label: "thinking budget (tokens before ####)"},

@@ -7,6 +7,7 @@
 // Rows come from the chapter's Python cells: `train` (one row per run and RL step), `curves` (the
 // held-out check-ups every few steps), `finals` ({model: {label, n, counts}}).
 import {meanPassAtK, powersOfTwo, smooth} from "./r1_math.js";
+import {chartWidth} from "./layout.js";
 
 export const OBJECTIVE_LABELS = {
   grpo: "GRPO",
@@ -74,7 +75,7 @@ export function finalBySeedMean(series) {
   return [...groups].map(([objective, vs]) => ({objective, value: vs.reduce((a, b) => a + b, 0) / vs.length, seeds: vs.length}));
 }
 
-export function objectiveCurves({Plot, html}, {train, curves, objectives, metric, window = 8}) {
+export function objectiveCurves({Plot, html, width}, {train, curves, objectives, metric, window = 8}) {
   const spec = METRICS[metric];
   if (!spec) throw new RangeError(`metric must be one of ${Object.keys(METRICS).join(", ")}, got ${metric}`);
   let series;
@@ -93,6 +94,7 @@ export function objectiveCurves({Plot, html}, {train, curves, objectives, metric
   }
   const finals = finalBySeedMean(series);
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     marginLeft: 55,
     x: {label: "RL step", domain: [0, Math.max(1, ...series.map((r) => r.step))]},
@@ -117,7 +119,7 @@ export function passAtKCurvesOf(finals, models) {
   return rows;
 }
 
-export function passAtKBeforeAfter({Plot, html}, {finals, before, after, k}) {
+export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, k}) {
   const models = [before, after];
   const rows = passAtKCurvesOf(finals, models);
   const n = Math.min(finals[before].n, finals[after].n);
@@ -128,6 +130,7 @@ export function passAtKBeforeAfter({Plot, html}, {finals, before, after, k}) {
   // The smallest k at which the model before RL catches up with the model after it, if any.
   const cross = powersOfTwo(n).find((kv) => at(before, kv) >= at(after, kv));
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     marginLeft: 50,
     x: {type: "log", base: 2, label: "samples per problem k", domain: [1, Math.max(...rows.map((r) => r.k))]},
@@ -155,7 +158,7 @@ export function lengthSeries(train, objectives, window) {
   return [...right, ...wrong];
 }
 
-export function lengthCurves({Plot, html}, {train, objectives, window = 8}) {
+export function lengthCurves({Plot, html, width}, {train, objectives, window = 8}) {
   const rows = lengthSeries(train, objectives, window);
   const summary = [];
   for (const chains of ["right chains", "wrong chains"]) {
@@ -173,6 +176,7 @@ export function lengthCurves({Plot, html}, {train, objectives, window = 8}) {
     }
   }
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 360,
     marginLeft: 50,
     marginRight: 95,

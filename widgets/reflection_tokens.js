@@ -5,6 +5,7 @@
 // learning as eps_high sweeps.
 import {reflectionGradients} from "./clip_math.js";
 import {ink} from "./ink.js";
+import {chartWidth} from "./layout.js";
 
 const METHODS = ["GRPO", "CISPO"];
 
@@ -19,7 +20,7 @@ export function keptSweep(tokens, steps = 90) {
   return rows;
 }
 
-export function reflectionTokensChart({Plot, html}, tokens, epsHigh) {
+export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh) {
   const res = reflectionGradients(tokens, epsHigh, epsHigh);
   const N = tokens.length;
   const name = (t) => (t.is_fork ? `★ ${t.label}` : t.label);
@@ -32,6 +33,7 @@ export function reflectionTokensChart({Plot, html}, tokens, epsHigh) {
   const silenced = bars.filter((b) => b.method === "GRPO" && b.push === 0);
   const color = {legend: true, domain: METHODS, range: ["#ef8a2f", "#3ca951"]};
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 330,
     marginLeft: 80,
     x: {label: "push on log π  (−N · ∂loss/∂log π)", domain: [-0.3, 1.55], grid: true},
@@ -47,6 +49,7 @@ export function reflectionTokensChart({Plot, html}, tokens, epsHigh) {
   });
   const sweep = keptSweep(tokens);
   const sweepChart = Plot.plot({
+    width: chartWidth(width),
     height: 180,
     marginLeft: 80,
     x: {label: "ceiling ε (GRPO applies it on both sides)", domain: [0.05, 0.95]},

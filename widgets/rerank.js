@@ -2,6 +2,7 @@
 // the number of candidates N grows. The curves are Python's (prm.demonstrate_prm); `ceiling` is the
 // share of right-answer candidates whose reasoning is also sound, the level an answer-only judge
 // settles at when it picks among right answers at random. No maths happens here.
+import {chartWidth} from "./layout.js";
 
 export const RERANK_STRATEGIES = [
   {key: "prm", name: "PRM (every step)"},
@@ -13,12 +14,13 @@ export function rerankRows(curves) {
   return curves.n.flatMap((n, i) => RERANK_STRATEGIES.map((s) => ({n, strategy: s.name, value: curves[s.key][i]})));
 }
 
-export function rerankChart({Plot, html}, demo, ceiling, n) {
+export function rerankChart({Plot, html, width}, demo, ceiling, n) {
   const rows = rerankRows(demo.curves);
   const i = demo.curves.n.indexOf(n);
   const at = (key) => demo.curves[key][i];
   const names = RERANK_STRATEGIES.map((s) => s.name);
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     x: {type: "log", base: 2, label: "candidates per problem N", domain: [1, Math.max(...demo.curves.n)]},
     y: {label: "P(selected solution is fully valid)", domain: [0, 1], grid: true},

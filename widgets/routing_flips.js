@@ -2,6 +2,7 @@
 // and the current one, and each of their log-ratios jumps. The records are Python's
 // (gspo.routing_flip_demo, one seeded response per jump size); the widget draws how the largest
 // token ratio, the raw product of ratios and GSPO's s respond as k grows.
+import {chartWidth} from "./layout.js";
 
 const SERIES = [
   ["max_token_ratio", "largest token ratio (GRPO)"],
@@ -12,7 +13,7 @@ const COLORS = ["#4269d0", "#d62728", "#ef8a2f"];
 
 const fmt = (x) => (x < 1e4 ? x.toFixed(x < 10 ? 4 : 1) : x.toExponential(2));
 
-export function routingFlipsChart({Plot, html}, records, {jump, k}) {
+export function routingFlipsChart({Plot, html, width}, records, {jump, k}) {
   const rows = records.filter((r) => Math.abs(r.jump - jump) < 1e-9);
   if (rows.length === 0) throw new RangeError(`no routing-flip records for jump ${jump}`);
   const rec = rows.find((r) => r.num_flipped === k);
@@ -21,6 +22,7 @@ export function routingFlipsChart({Plot, html}, records, {jump, k}) {
   const long = rows.flatMap((r) => SERIES.map(([key, name]) => ({k: r.num_flipped, series: name, value: r[key]})));
   const yMax = Math.max(...rows.map((r) => r.product_ratio)) * 10;
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     marginLeft: 60,
     x: {label: "tokens whose expert flipped (of 256)", domain: [0, maxK]},
@@ -39,6 +41,7 @@ export function routingFlipsChart({Plot, html}, records, {jump, k}) {
   const sRows = rows.map((r) => ({k: r.num_flipped, s: r.seq_ratio}));
   const sMax = Math.max(...sRows.map((r) => r.s));
   const zoom = Plot.plot({
+    width: chartWidth(width),
     height: 150,
     marginLeft: 60,
     x: {label: "tokens whose expert flipped", domain: [0, maxK]},

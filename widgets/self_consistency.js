@@ -3,8 +3,9 @@
 // reasoning.vote_distribution / reasoning.majority_vote.
 import {majorityVote, voteDistribution} from "./voting.js";
 import {ink} from "./ink.js";
+import {chartWidth} from "./layout.js";
 
-export function selfConsistencyStepper({Plot, html}, batch, correct, shown, problem) {
+export function selfConsistencyStepper({Plot, html, width}, batch, correct, shown, problem) {
   const chains = batch.slice(0, shown);
   const answers = chains.map((c) => c.answer);
   const vote = majorityVote(answers);
@@ -12,6 +13,7 @@ export function selfConsistencyStepper({Plot, html}, batch, correct, shown, prob
   const nRight = rows.find((r) => r.answer === correct)?.votes ?? 0;
 
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 60 + 28 * Math.max(rows.length, 1),
     marginLeft: 60,
     x: {label: "votes", domain: [0, Math.max(5, ...rows.map((r) => r.votes))], grid: true},

@@ -1,10 +1,12 @@
 // pass@k and cons@k against k at one sampling temperature, with 95% bootstrap bands, from
 // evaluation.benchmark_curves (computed in Python; this widget only draws them).
-export function temperatureChart({Plot, html}, curves, T) {
+import {chartWidth} from "./layout.js";
+export function temperatureChart({Plot, html, width}, curves, T) {
   const rows = curves.filter((r) => Math.abs(r.temperature - T) < 1e-9);
   const greedy = curves.filter((r) => r.temperature === 0 && r.metric === "pass@k" && r.k === 1)[0].value;
   const at = (metric, k) => rows.find((r) => r.metric === metric && r.k === k).value;
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     x: {type: "log", base: 2, label: "attempts k"},
     y: {label: "score on the toy benchmark", domain: [0, 1], grid: true},

@@ -85,15 +85,15 @@ export function loadTinyReasoner(jsonUrl) {
 }
 
 /** The widget: load the model, then yield a fresh drawing for every state of sampleLive. */
-export async function* tinyReasonerLive({Plot, html}, jsonUrl, {problem, answer}, options) {
+export async function* tinyReasonerLive({Plot, html, width}, jsonUrl, {problem, answer}, options) {
   const {temperature = 1, n = 10} = options;
   const empty = {text: "", done: false, answer: null};
-  yield tinyReasonerView({Plot, html}, {problem, temperature, n, done: false, msPerChain: 0,
+  yield tinyReasonerView({Plot, html, width}, {problem, temperature, n, done: false, msPerChain: 0,
     chains: Array.from({length: n}, () => empty)}, answer);
   const states = samplerWorker()
     ? sampleInWorker(jsonUrl, problem, options)
     : sampleLive(await loadTinyReasoner(jsonUrl), problem, options);
-  for await (const state of states) yield tinyReasonerView({Plot, html}, state, answer);
+  for await (const state of states) yield tinyReasonerView({Plot, html, width}, state, answer);
 }
 
 const now = () => (globalThis.performance ? performance.now() : Date.now());

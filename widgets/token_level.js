@@ -2,10 +2,11 @@
 // how much each of its tokens carries. responseWeights mirrors the weights
 // dapo.demonstrate_token_level reads off autograd (1/G per response vs |o_i| / sum_j |o_j|).
 import {responseWeights} from "./clip_math.js";
+import {chartWidth} from "./layout.js";
 
 const SCHEMES = ["sample-level (GRPO)", "token-level (DAPO)"];
 
-export function tokenLevelChart({Plot, html}, lengths) {
+export function tokenLevelChart({Plot, html, width}, lengths) {
   const weights = responseWeights(lengths);
   const names = weights.map((w, i) => `response ${i + 1} · ${w.length} tok`);
   const rows = weights.flatMap((w, i) => [
@@ -20,6 +21,7 @@ export function tokenLevelChart({Plot, html}, lengths) {
   };
   const color = {legend: true, domain: SCHEMES, range: ["#999999", "#ef8a2f"]};
   const totals = Plot.plot({
+    width: chartWidth(width),
     height: 240,
     marginLeft: 50,
     marginBottom: 20,
@@ -34,6 +36,7 @@ export function tokenLevelChart({Plot, html}, lengths) {
     ]
   });
   const perToken = Plot.plot({
+    width: chartWidth(width),
     height: 200,
     marginLeft: 50,
     marginBottom: 20,

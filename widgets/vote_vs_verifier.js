@@ -2,6 +2,7 @@
 // mirrors reasoning.plurality_vote_prob and reasoning.best_of_n_accuracy); the dots are Python's
 // seeded simulation, which also runs the verifier-weighted vote.
 import {bestOfNAccuracy, pluralityVoteProb} from "./voting.js";
+import {chartWidth} from "./layout.js";
 
 export const VV_NS = [1, 2, 4, 8, 16, 32, 64];
 
@@ -23,7 +24,7 @@ function computeCurves(p, separation, D) {
   ]);
 }
 
-export function voteVsVerifierChart({Plot, html}, mc, {p, separation, D}) {
+export function voteVsVerifierChart({Plot, html, width}, mc, {p, separation, D}) {
   const rows = voteVsVerifierCurves(p, separation, D);
   const sims = mc
     .filter((r) => Math.abs(r.p - p) < 1e-9 && Math.abs(r.separation - separation) < 1e-9)
@@ -35,6 +36,7 @@ export function voteVsVerifierChart({Plot, html}, mc, {p, separation, D}) {
   const strategies = ["majority vote", "best-of-N", "weighted vote"];
   const at64 = (s) => rows.find((r) => r.n === 64 && r.strategy === s).acc;
   const chart = Plot.plot({
+    width: chartWidth(width),
     height: 340,
     x: {type: "log", base: 2, label: "samples N", domain: [1, 64]},
     y: {label: "P(chosen answer is right)", domain: [0, 1], grid: true},
