@@ -15,6 +15,10 @@ from __future__ import annotations
 import plotly.io as pio
 from plotly.io.base_renderers import NotebookRenderer
 
+# plotly loads its renderer registry on first use, which takes seconds (it imports the figure
+# classes); take that cost when the module is imported, not inside the first call.
+_RENDERERS = pio.renderers
+
 
 class BookRenderer(NotebookRenderer):
     """plotly's notebook renderer, minus MathJax.
@@ -44,6 +48,6 @@ def use_book_renderer() -> None:
     Setting the default (again) is what re-arms the one-time plotly.js, so every chapter calls
     this: a kernel that Quarto reuses across renders then still puts plotly.js on each page.
     """
-    if "book" not in pio.renderers:
-        pio.renderers["book"] = BookRenderer()
-    pio.renderers.default = "book"
+    if "book" not in _RENDERERS:
+        _RENDERERS["book"] = BookRenderer()
+    _RENDERERS.default = "book"
