@@ -13,7 +13,7 @@ after Quarto's setup has run; a chapter then shows a figure as usual (`fig` or `
 from __future__ import annotations
 
 import plotly.io as pio
-from plotly.io.base_renderers import NotebookRenderer
+from plotly.io.base_renderers import NotebookRenderer, PlotlyRenderer
 
 # plotly loads its renderer registry on first use, which takes seconds (it imports the figure
 # classes); take that cost when the module is imported, not inside the first call.
@@ -24,12 +24,15 @@ class BookRenderer(NotebookRenderer):
     """plotly's notebook renderer, minus MathJax.
 
     `activate()` (inherited) displays plotly.js once, with the first figure after the renderer
-    becomes the default; `to_mimebundle` writes one figure's `<div>` and its `newPlot` call.
+    becomes the default; `to_mimebundle` writes one figure's `<div>` and its `newPlot` call, and
+    the figure as plotly's own JSON mimetype beside it: Quarto's HTML pages take the HTML, while
+    JupyterLab and VS Code, opening the chapter's notebook, draw from the JSON.
     """
 
-    def to_mimebundle(self, fig_dict: dict) -> dict[str, str]:
+    def to_mimebundle(self, fig_dict: dict) -> dict[str, object]:
         """One figure as HTML that relies on the plotly.js `activate()` put on the page."""
-        html = pio.to_html(
+        bundle = PlotlyRenderer(config=self.config).to_mimebundle(dict(fig_dict))
+        bundle["text/html"] = pio.to_html(
             fig_dict,
             config=self.config,
             include_plotlyjs=False,
@@ -39,7 +42,7 @@ class BookRenderer(NotebookRenderer):
             default_height=525,
             validate=False,
         )
-        return {"text/html": html}
+        return bundle
 
 
 def use_book_renderer() -> None:
