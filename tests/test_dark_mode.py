@@ -292,3 +292,30 @@ def test_inline_code_and_mermaid_read_on_the_theme(browser, server, mode):
     if mode == "dark" and _luminance(code_bg) >= 0.2:  # a white pill on the #222 page
         failed["inline code pill's luminance (must be < 0.2)"] = round(_luminance(code_bg), 2)
     assert not failed, f"{mode}: below WCAG AA: {failed}"
+
+
+HOVER_TIP = r"""
+async (name) => {
+  const w = document.querySelector(`[data-widget="${name}"]`);
+  w.scrollIntoView({block: "center", behavior: "instant"});
+  const bar = w.querySelector('g[aria-label="bar"] rect');
+  const r = bar.getBoundingClientRect();
+  const at = {bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, pointerType: "mouse"};
+  bar.ownerSVGElement.dispatchEvent(new PointerEvent("pointerenter", at));
+  bar.ownerSVGElement.dispatchEvent(new PointerEvent("pointermove", at));
+  await new Promise((done) => setTimeout(done, 200));
+  const tip = w.querySelector('g[aria-label="tip"] path');
+  const text = w.querySelector('g[aria-label="tip"] text');
+  return tip && text ? [getComputedStyle(text).fill, getComputedStyle(tip).fill] : null;
+}
+"""  # noqa: E501 (JavaScript)
+
+
+@pytest.mark.parametrize("mode", ["dark", "light"])
+def test_plot_tooltip_reads_on_the_theme(themed, mode):
+    """Plot 0.6.11 fills its tooltip box white and writes in the text colour: white on white."""
+    page = themed("07-dapo", mode)
+    colours = page.page.evaluate(HOVER_TIP, "token-level")
+    assert colours, "hovering a token-level bar drew no tooltip"
+    text, box = ([float(v) for v in re.findall(r"[\d.]+", c)[:3]] for c in colours)
+    assert _contrast(text, box) >= AA_TEXT, f"{mode}: tooltip text {text} on {box}"
