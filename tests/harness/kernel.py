@@ -10,6 +10,7 @@ tests exactly as Quarto's page would carry them.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -109,8 +110,14 @@ def _text_of(outputs) -> str:
     return "".join(parts)
 
 
-def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
+def run_chapter(
+    path: str | Path, timeout: int = 300, env: dict[str, str | None] | None = None
+) -> ChapterRun:
     """Execute every python cell and inline expression of a chapter in a fresh kernel.
+
+    ``env`` adds to (or overrides) the environment the kernel inherits from this process, e.g.
+    ``{"ATEN_CPU_CAPABILITY": "default"}``; a ``None`` value removes that variable. ``env=None``
+    runs the kernel in this process's environment.
 
     Inline expressions run twice: where they stand in the prose, and again after the last cell.
     Both must render the same number, so a later cell cannot silently change an earlier sentence.
@@ -143,7 +150,10 @@ def run_chapter(path: str | Path, timeout: int = 300) -> ChapterRun:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
     )
-    client.execute()
+    kernel_kw = {}
+    if env is not None:  # the kernel's whole environment: ours, with env's changes
+        kernel_kw["env"] = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
+    client.execute(**kernel_kw)
     run = ChapterRun(path=path, cells=cells, seconds=time.perf_counter() - start)
 
     at_place: dict[int, str] = {}
