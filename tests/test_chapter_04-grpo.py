@@ -57,7 +57,7 @@ def test_clip_slopes():
     out = executed(STEM).stdout()
     plus, minus = re.findall(r"slope\s+([-\d. ]+)", out)
     assert [float(x) for x in plus.split()] == [1, 1, 1, 1, 0, 0]  # clipped past 1.2
-    assert [float(x) for x in minus.split()] == [0, -1, -1, -1, -1, -1]  # clipped below 0.8
+    assert [float(x) for x in minus.split()] == [0, 0, -1, -1, -1, -1]  # clipped below 0.8
 
 
 def test_k3_estimator_agrees_with_exact_kl():
