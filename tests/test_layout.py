@@ -34,9 +34,9 @@ CULPRITS_JS = """() => {
   // slack; a block gets one pixel.
   const escapes = (el) => {
     const style = getComputedStyle(el);
-    const inline = style.display === 'inline'
-      || (el.closest('.katex') && !el.closest('.katex-display'));
-    const slack = inline ? parseFloat(style.fontSize) : 1;
+    const math = el.closest('.katex');
+    const inline = style.display === 'inline' || (math && !el.closest('.katex-display'));
+    const slack = inline ? parseFloat(getComputedStyle(math || el).fontSize) : 1;
     return [...el.getClientRects()].some(
       (r) => r.width > 0 && (r.right > col.right + slack || r.left < col.left - slack));
   };
