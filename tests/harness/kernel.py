@@ -126,7 +126,8 @@ def run_chapter(
     path = Path(path).resolve()
     cells = parse_file(path)
     nb = nbformat.v4.new_notebook()
-    nb.cells.append(nbformat.v4.new_code_cell(QUARTO_PLOTLY_SETUP, metadata={"role": "setup"}))
+    if any("plotly" in c.source for c in cells):  # Quarto always runs it; it only matters here
+        nb.cells.append(nbformat.v4.new_code_cell(QUARTO_PLOTLY_SETUP, metadata={"role": "setup"}))
     nb.cells.append(nbformat.v4.new_code_cell(QUARTO_OJS_DEFINE, metadata={"role": "setup"}))
     for i, cell in enumerate(cells):
         if cell.kind == "python" and cell.options.get("eval") is not False:  # Quarto skips eval: false
