@@ -87,12 +87,14 @@ def chapter_imports(path: Path) -> str:
 
 
 def floor_seconds(path: Path, imports: str) -> float:
-    """Seconds for a cold kernel that runs Quarto's setup code and `imports` only."""
+    """Seconds for a cold kernel that runs the harness's setup code and `imports` only."""
     import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook()
-    for source in (QUARTO_PLOTLY_SETUP, QUARTO_OJS_DEFINE, imports):
+    # The setup cells run_chapter runs: the plotly setup only where a cell mentions plotly.
+    plotly = any("plotly" in c.source for c in parse_file(path))
+    for source in (QUARTO_PLOTLY_SETUP if plotly else "", QUARTO_OJS_DEFINE, imports):
         nb.cells.append(nbformat.v4.new_code_cell(source))
     start = time.perf_counter()
     NotebookClient(

@@ -4,6 +4,7 @@
 // oracle (error rate 0) is the ceiling. No maths happens here: every number is Python's.
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const pick = (records, rate, b) =>
   records.find((r) => Math.abs(r.error_rate - rate) < 1e-9 && r.beam_width === b);
@@ -14,7 +15,9 @@ export function beamSweepChart({Plot, html, width}, full, demo, {errorRate, beam
   const label = (r) => (r === 0 ? "oracle (error 0)" : `error ${r}`);
   const lines = full.map((r) => ({...r, series: label(r.error_rate), chosen: Math.abs(r.error_rate - errorRate) < 1e-9}));
   const dots = demo.filter((r) => Math.abs(r.error_rate - errorRate) < 1e-9);
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Puzzles solved against beam width",
+    ariaDescription: `Share of the Game-of-24 puzzles the beam search solves at each beam width, one line per judge error rate: the chosen rate (${errorRate}) in bold, a perfect judge dashed.`,
     width: chartWidth(width),
     height: 400,
     marginRight: 110,
@@ -31,14 +34,14 @@ export function beamSweepChart({Plot, html, width}, full, demo, {errorRate, beam
         fill: (d) => (d.chosen ? ink.blue : d.error_rate === 0 ? ink.good : ink.muted)
       })
     ]
-  });
+  }));
   const fullAt = pick(full, errorRate, beam);
   const demoAt = pick(demo, errorRate, beam);
   const greedy = pick(full, errorRate, widths[0]);
   const widest = pick(full, errorRate, widths.at(-1));
   const oracle = pick(full, 0, beam);
   return html`<div data-widget="beam-sweep">${chart}
-    <p>Blue line: all ${fullAt.total} solvable puzzles under a judge with error rate ${errorRate};
+    <p aria-live="polite">Blue line: all ${fullAt.total} solvable puzzles under a judge with error rate ${errorRate};
       orange dots: the ${demoAt.total} demo puzzles; dashed: the oracle ceiling. At b = ${beam} the
       search solves <b data-readout="full" data-value=${fullAt.solve_rate}>${(100 * fullAt.solve_rate).toFixed(1)}%</b>
       of all puzzles (<span data-readout="demo" data-value=${demoAt.solve_rate}>${(100 * demoAt.solve_rate).toFixed(0)}%</span>

@@ -6,6 +6,7 @@
 import {cispoGradientCoefficient, clipGradientCoefficient} from "./clip_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const R_MIN = 0.5;
 const R_MAX = 3.0;
@@ -30,7 +31,9 @@ export function cispoCliffChart({Plot, html, width}, {ratio, epsHigh}) {
   const grpo = clipGradientCoefficient(ratio, 1, FLOOR_EPS, epsHigh);
   const cispo = cispoGradientCoefficient(ratio, 1, epsHigh);
   const methods = ["GRPO (clip the update)", "CISPO (clip the weight)"];
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Gradient coefficient against the importance ratio, GRPO and CISPO",
+    ariaDescription: `For a token with advantage +1, the gradient coefficient of GRPO (dashed) and CISPO (solid) as its importance ratio r grows, with the clip at r = ${wall.toFixed(2)} marked.`,
     width: chartWidth(width),
     height: 340,
     x: {label: "importance ratio r of the token", domain: [R_MIN, R_MAX]},
@@ -46,10 +49,10 @@ export function cispoCliffChart({Plot, html, width}, {ratio, epsHigh}) {
       Plot.dot([{ratio, grad: grpo, method: methods[0]}], {x: "ratio", y: "grad", fill: "method", r: 7}),
       Plot.dot([{ratio, grad: cispo, method: methods[1]}], {x: "ratio", y: "grad", fill: "method", stroke: "var(--bs-body-bg, white)", r: 5})
     ]
-  });
+  }));
   const status = grpo === 0 ? "silenced: past the cliff, GRPO's gradient is exactly zero" : "inside the trust region: both agree";
   return html`<div data-widget="cispo-cliff">${chart}
-    <p>Token at r = ${ratio.toFixed(2)} (${status}). GRPO
+    <p aria-live="polite">Token at r = ${ratio.toFixed(2)} (${status}). GRPO
       <b data-readout="grpo" data-value=${grpo}>${grpo.toFixed(3)}</b>, CISPO
       <b data-readout="cispo" data-value=${cispo}>${cispo.toFixed(3)}</b>; the cliff and the start of
       the plateau sit at r = <b data-readout="wall" data-value=${wall}>${wall.toFixed(2)}</b>.</p>

@@ -5,6 +5,7 @@
 import {clipGradientCoefficient} from "./clip_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 /** DAPO's curve on a fine grid, with the two walls drawn as vertical drops. */
 export function clipHigherCurve(clipLow, clipHigh, rMin = 0.5, rMax = 1.6, steps = 220) {
@@ -43,7 +44,9 @@ export function clipHigherChart({Plot, html, width}, grpoCurve, {clipHigh, clipL
     ...band(1 + grpoEps, wall, "#ef8a2f"), // headroom Clip-Higher adds for good tokens
     ...band(floor, 1 - grpoEps, "#d62728") // extra room to crush bad tokens (the pitfall)
   ];
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Gradient coefficient against the importance ratio, GRPO and DAPO",
+    ariaDescription: `For good (A = +1) and bad (A = -1) tokens, the gradient coefficient under GRPO's symmetric clip (dashed) and DAPO's clip-higher (solid) as the importance ratio r grows, the token at r = ${ratio.toFixed(2)} marked.`,
     width: chartWidth(width),
     height: 360,
     marginLeft: 50,
@@ -61,13 +64,13 @@ export function clipHigherChart({Plot, html, width}, grpoCurve, {clipHigh, clipL
       Plot.dot([{r: ratio, g: here.grpoPos}, {r: ratio, g: here.grpoNeg}], {x: "r", y: "g", r: 6, stroke: "#666", strokeWidth: 2}),
       Plot.dot([{r: ratio, g: here.dapoPos}, {r: ratio, g: here.dapoNeg}], {x: "r", y: "g", r: 3.5, fill: "#ef8a2f"})
     ]
-  });
+  }));
   const fmt = (v) => v.toFixed(3);
   return html`<div data-widget="clip-higher">${chart}
     <p style="font-size:0.9em">Dashed grey: GRPO, ε = ${grpoEps} on both sides. Solid orange: DAPO's
       decoupled clip. Upper branch A = +1, lower branch A = −1; a flat zero means the token has
       stopped learning.</p>
-    <p>Zero-gradient wall for good tokens at r = <b data-readout="wall" data-value=${wall}>${wall.toFixed(2)}</b>
+    <p aria-live="polite">Zero-gradient wall for good tokens at r = <b data-readout="wall" data-value=${wall}>${wall.toFixed(2)}</b>
       (GRPO: ${(1 + grpoEps).toFixed(2)}); floor for bad tokens at r =
       <b data-readout="floor" data-value=${floor}>${floor.toFixed(2)}</b>.
       At r = ${ratio.toFixed(2)}: A = +1 gets GRPO <b data-readout="grpo-pos" data-value=${here.grpoPos}>${fmt(here.grpoPos)}</b>,

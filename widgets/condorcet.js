@@ -3,6 +3,7 @@
 // reasoning.condorcet_majority_prob and reasoning.plurality_vote_prob).
 import {condorcetMajorityProb, pluralityVoteProb} from "./voting.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 export function condorcetCurves(p, D, nMax) {
   const rows = [];
@@ -17,7 +18,9 @@ export function condorcetChart({Plot, html, width}, mc, {p, D, nMax}) {
   const rows = condorcetCurves(p, D, nMax);
   const dots = mc.filter((r) => Math.abs(r.p - p) < 1e-9 && r.D === D && r.n <= nMax);
   const last = (name) => rows.filter((r) => r.curve.startsWith(name)).at(-1).acc;
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Accuracy of a majority vote against the number of samples",
+    ariaDescription: `Probability that the vote is right as the number of samples n grows, for one-sample accuracy p = ${p}: Condorcet's colluding bound and plurality with ${D} scattered wrong answers, with simulated dots.`,
     width: chartWidth(width),
     height: 340,
     x: {label: "samples voted (n)", domain: [1, nMax]},
@@ -29,11 +32,11 @@ export function condorcetChart({Plot, html, width}, mc, {p, D, nMax}) {
       Plot.line(rows, {x: "n", y: "acc", stroke: "curve", strokeWidth: 2}),
       Plot.dot(dots, {x: "n", y: "acc", stroke: "#ef8a2f", r: 3.5, title: (d) => `simulated: ${d.acc.toFixed(3)}`})
     ]
-  });
+  }));
   const cond = last("Condorcet");
   const plur = last("Plurality");
   return html`<div data-widget="condorcet">${chart}
-    <p>At n = ${nMax}: colluding wrong answers
+    <p aria-live="polite">At n = ${nMax}: colluding wrong answers
       <b data-readout="condorcet" data-value=${cond}>${cond.toFixed(3)}</b>,
       ${D} scattered wrong answers <b data-readout="plurality" data-value=${plur}>${plur.toFixed(3)}</b>.
       The grey line is one sample's accuracy p; dots are ${dots.length} simulated points.</p>

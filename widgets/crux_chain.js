@@ -4,6 +4,7 @@
 import {firstErrorIndex, ormScore, parseStep, prmScore, stepRewards} from "./prm_math.js";
 import {ink, mutedFill, solid} from "./ink.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 export function splitChain(text) {
   return text.split(";");
@@ -46,7 +47,9 @@ export function cruxChain({Plot, html, width}, text, {target = 24} = {}) {
   });
   const flag = first === null ? [] : [{col: cols[0], step: labels[first]}];
 
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Verdict on each step of the chain",
+    ariaDescription: "One row per reasoning step, each cell the verifier's verdict (valid, invalid or not read), the first error outlined.",
     width: chartWidth(width),
     height: 70 + 34 * T,
     marginLeft: 190,
@@ -65,7 +68,7 @@ export function cruxChain({Plot, html, width}, text, {target = 24} = {}) {
       }),
       Plot.cell(flag, {x: "col", y: "step", stroke: "#7b2d26", strokeWidth: 3, fill: "none", inset: 1, rx: 4})
     ]
-  });
+  }));
 
   const fooled = orm === 1 && prm === 0;
   const verdict = fooled
@@ -77,7 +80,7 @@ export function cruxChain({Plot, html, width}, text, {target = 24} = {}) {
         : html`Both models reject this chain.`;
   return html`<div data-widget="crux-chain">
     ${chart}
-    <p>Step rewards <code data-readout="rewards" data-value=${rewards.join(",")}>[${rewards.join(", ")}]</code>;
+    <p aria-live="polite">Step rewards <code data-readout="rewards" data-value=${rewards.join(",")}>[${rewards.join(", ")}]</code>;
       PRM score (min) <b data-readout="prm" data-value=${prm}>${prm.toFixed(1)}</b>,
       ORM score <b data-readout="orm" data-value=${orm}>${orm.toFixed(1)}</b>;
       first error at step index <b data-readout="first-error" data-value=${first ?? ""}>${first ?? "none"}</b>.

@@ -7,6 +7,7 @@
 // The maths lives in grpo_math.js (difficultyWeight, perTokenPush), tested against Python.
 import {difficultyWeight, perTokenPush} from "./grpo_math.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const GRPO = "GRPO";
 const DR = "Dr. GRPO";
@@ -27,7 +28,9 @@ export function difficultyWeightChart({Plot, html, width}, {p, table, eps = 1e-2
   const w = difficultyWeight(p, eps);
   const balanced = difficultyWeight(0.5, eps);
   const advRight = (1 - p) * w; // GRPO's advantage of a right answer; Dr. GRPO's is 1 - p
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Weight on a question's advantages against the share of right answers, GRPO and Dr. GRPO",
+    ariaDescription: `The factor each objective multiplies a question's advantages by as the fraction p of right answers in its group goes from 0 to 1, the chosen p = ${p.toFixed(2)} marked; dots are the values printed above.`,
     width: chartWidth(width),
     height: 320,
     marginLeft: 50,
@@ -49,9 +52,9 @@ export function difficultyWeightChart({Plot, html, width}, {p, table, eps = 1e-2
         fontSize: 12
       })
     ]
-  });
+  }));
   return html`<div data-widget="difficulty-weight">${chart}
-    <p>At p = ${p.toFixed(2)} GRPO scales this question's advantages by
+    <p aria-live="polite">At p = ${p.toFixed(2)} GRPO scales this question's advantages by
       <b data-readout="grpo" data-value=${w}>${w.toFixed(2)}</b>, Dr. GRPO by
       <b data-readout="dr" data-value=${1}>1</b>:
       <b data-readout="ratio" data-value=${w / balanced}>${(w / balanced).toFixed(2)}</b>× the weight of a
@@ -85,7 +88,9 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
     {length: d.length, method: GRPO, push: Math.abs(d.grpo_incorrect)},
     {length: d.length, method: DR, push: Math.abs(d.dr_grpo_incorrect)}
   ]);
-  const perToken = Plot.plot({
+  const perToken = markGroups(Plot.plot({
+    ariaLabel: "Push on each token against response length, GRPO and Dr. GRPO",
+    ariaDescription: "On log axes, the size of the push each token of a response receives as the response gets longer, one line per objective.",
     width: chartWidth(width, 440),
     height: 320,
     marginLeft: 56,
@@ -105,8 +110,10 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
       Plot.dot(demoDots, {x: "length", y: "push", stroke: "method", r: 2.5, strokeOpacity: 0.6}),
       Plot.dot(points, {x: "length", y: "push", stroke: "method", symbol: "response", r: 7, strokeWidth: 2.5})
     ]
-  });
-  const totals = Plot.plot({
+  }));
+  const totals = markGroups(Plot.plot({
+    ariaLabel: "Push summed over the right and the wrong response, GRPO and Dr. GRPO",
+    ariaDescription: `Bars give the total push on the right answer (${rightLength} tokens) and the wrong answer (${wrongLength} tokens) under each objective.`,
     width: chartWidth(width, 380),
     height: 320,
     marginLeft: 50,
@@ -120,13 +127,13 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
       Plot.text(points.filter((d) => d.total >= 0), {fx: "method", x: "response", y: "total", text: (d) => d.total.toFixed(3), dy: -8, fontSize: 11}),
       Plot.text(points.filter((d) => d.total < 0), {fx: "method", x: "response", y: "total", text: (d) => d.total.toFixed(3), dy: 8, fontSize: 11})
     ]
-  });
+  }));
   const ratio = wrongLength / rightLength;
   const pct = (x) => x.toFixed(5);
   for (const fig of [perToken, totals]) fig.style.margin = "0";
   return html`<div data-widget="length-push">
     <div style="display:flex;flex-wrap:wrap;gap:12px">${perToken}${totals}</div>
-    <p>Each token of the right answer (${rightLength} tokens) is pushed up by
+    <p aria-live="polite">Each token of the right answer (${rightLength} tokens) is pushed up by
       <b data-readout="grpo_right" data-value=${right.grpo}>${pct(right.grpo)}</b> under GRPO and
       <b data-readout="dr_right" data-value=${right.dr_grpo}>${pct(right.dr_grpo)}</b> under Dr. GRPO;
       each token of the wrong answer (${wrongLength} tokens) is pushed down by
@@ -148,7 +155,9 @@ export function lengthDriftChart({Plot, html, width}, records) {
   const last = (method, track) => rows.filter((d) => d.method === method && d.track === track).at(-1);
   const ends = [GRPO, DR].flatMap((m) => ["wrong chains", "right chains"].map((t) => last(m, t)));
   const lastStep = Math.max(...rows.map((d) => d.step));
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Mean chain length during training, GRPO and Dr. GRPO",
+    ariaDescription: "Mean length of the right and of the wrong chains at each update step, one line of each per objective.",
     width: chartWidth(width, 800),
     height: 340,
     marginLeft: 50,
@@ -163,10 +172,10 @@ export function lengthDriftChart({Plot, html, width}, records) {
       Plot.text(ends.filter((d) => d.track === "wrong chains"), {x: "step", y: "length", text: (d) => `${d.method}, wrong: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: -7, fontSize: 11}),
       Plot.text(ends.filter((d) => d.track === "right chains"), {x: "step", y: "length", text: (d) => `${d.method}, right: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: 7, fontSize: 11})
     ]
-  });
+  }));
   const value = (method, track) => last(method, track).length;
   return html`<div data-widget="length-drift">${chart}
-    <p>After ${lastStep} updates: under GRPO wrong chains average
+    <p aria-live="polite">After ${lastStep} updates: under GRPO wrong chains average
       <b data-readout="grpo_wrong" data-value=${value(GRPO, "wrong chains")}>${value(GRPO, "wrong chains").toFixed(1)}</b> tokens and right
       chains <b data-readout="grpo_right" data-value=${value(GRPO, "right chains")}>${value(GRPO, "right chains").toFixed(1)}</b>;
       under Dr. GRPO <b data-readout="dr_wrong" data-value=${value(DR, "wrong chains")}>${value(DR, "wrong chains").toFixed(1)}</b> and

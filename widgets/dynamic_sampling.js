@@ -4,6 +4,7 @@
 // wastedFraction / keptFraction, which mirror dapo.wasted_fraction / dapo.kept_fraction.
 import {keptFraction, wastedFraction} from "./clip_math.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 export function wastedCurve(G, steps = 200) {
   return Array.from({length: steps + 1}, (_, k) => {
@@ -20,7 +21,9 @@ export function dynamicSamplingChart({Plot, html, width}, pythonCurves, {p, G}) 
   const kept = keptFraction(p, G);
   const rollouts = 1 / kept;
   const atP = sizes.map((g) => ({p, wasted: wastedFraction(p, g), series: `G = ${g}`}));
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Wasted share of groups against per-sample accuracy",
+    ariaDescription: `Share of groups whose answers are all right or all wrong (no gradient), p^G + (1-p)^G, against per-sample accuracy p for several group sizes; the black curve is G = ${G} and the dot p = ${p.toFixed(2)}.`,
     width: chartWidth(width),
     height: 330,
     x: {label: "per-sample accuracy p", domain: [0, 1]},
@@ -34,10 +37,10 @@ export function dynamicSamplingChart({Plot, html, width}, pythonCurves, {p, G}) 
       Plot.dot([{p, wasted}], {x: "p", y: "wasted", stroke: "currentColor", fill: "var(--bs-body-bg, white)", r: 6, strokeWidth: 2}),
       Plot.text([{p, wasted}], {x: "p", y: "wasted", text: () => `G = ${G}`, dx: 10, dy: -10, textAnchor: "start", fontWeight: "bold"})
     ]
-  });
+  }));
   return html`<div data-widget="dynamic-sampling">${chart}
     <p style="font-size:0.9em">Coloured: Python's curves. Bold: the group size you picked, computed in your browser.</p>
-    <p>At p = ${p.toFixed(2)} with G = ${G}: a group is unanimous (zero gradient)
+    <p aria-live="polite">At p = ${p.toFixed(2)} with G = ${G}: a group is unanimous (zero gradient)
       <b data-readout="wasted" data-value=${wasted}>${(100 * wasted).toFixed(1)}%</b> of the time and
       useful <b data-readout="kept" data-value=${kept}>${(100 * kept).toFixed(1)}%</b> of the time, so
       Dynamic Sampling draws on average <b data-readout="rollouts" data-value=${rollouts}>${rollouts.toFixed(2)}</b>

@@ -2,6 +2,7 @@
 // training step for several group sizes at one KL weight beta, the chosen group size drawn bold,
 // and the chapter's reference run (demonstrate_grpo: G = 32, beta = 0.04) dashed.
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 /** The recorded run for one (group size, beta), in step order. */
 export function selectRun(records, groupSize, beta) {
@@ -24,7 +25,9 @@ export function grpoCurvesChart({Plot, html, width}, records, reference, {groupS
   const final = run.at(-1);
   const reach = firstStepAbove(run, 0.9);
   const label = (g) => `G = ${g}`;
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "p(correct) during GRPO training",
+    ariaDescription: `Probability of the right answer at each GRPO step, one line per group size at beta = ${beta}, a reference run dashed, chance and 0.9 as horizontal lines.`,
     width: chartWidth(width),
     height: 340,
     marginLeft: 50,
@@ -40,9 +43,9 @@ export function grpoCurvesChart({Plot, html, width}, records, reference, {groupS
       Plot.dot([final], {x: "step", y: "p_correct", fill: (d) => label(d.group_size), r: 5, stroke: "var(--bs-body-bg, white)"}),
       Plot.text([final], {x: "step", y: "p_correct", text: (d) => d.p_correct.toFixed(3), dy: -12, dx: -14, fontSize: 12})
     ]
-  });
+  }));
   return html`<div data-widget="grpo-curves">${chart}
-    <p>G = ${groupSize}, β = ${beta}: after ${final.step} steps p(correct) =
+    <p aria-live="polite">G = ${groupSize}, β = ${beta}: after ${final.step} steps p(correct) =
       <b data-readout="final" data-value=${final.p_correct}>${final.p_correct.toFixed(3)}</b>;
       ${reach < 0
         ? html`it <b data-readout="steps90" data-value=${reach}>never</b> passes 0.9`

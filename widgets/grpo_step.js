@@ -4,6 +4,7 @@
 import {groupRelativeAdvantages, groupStats} from "./grpo_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const RIGHT = "right (r = 1)";
 const WRONG = "wrong (r = 0)";
@@ -25,7 +26,9 @@ export function grpoStepChart({Plot, html, width}, {groupSize, right}) {
     advantage: adv[i],
     outcome: r === 1 ? RIGHT : WRONG
   }));
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Advantage of each answer in one GRPO group",
+    ariaDescription: `One bar per answer of the group of ${groupSize}, its height the advantage GRPO gives it; each tick names the answer and its reward (1 right, 0 wrong).`,
     width: chartWidth(width),
     height: 300,
     marginLeft: 50,
@@ -44,19 +47,19 @@ export function grpoStepChart({Plot, html, width}, {groupSize, right}) {
       Plot.text(rows.filter((d) => d.advantage >= 0), {x: "sample", y: "advantage", text: (d) => (d.advantage === 0 ? "0" : "+" + d.advantage.toFixed(3)), dy: -9, fontSize: 12}),
       Plot.text(rows.filter((d) => d.advantage < 0), {x: "sample", y: "advantage", text: (d) => "−" + (-d.advantage).toFixed(3), dy: 9, fontSize: 12})
     ]
-  });
+  }));
   const advList = rows.map(
     (d, i) => html`<span data-readout=${`adv${i + 1}`} data-value=${d.advantage}></span>`
   );
   const verdict = tied
-    ? html`<p style="color:${ink.warn}"><b data-readout="signal" data-value="none">No signal.</b>
+    ? html`<p style="color:${ink.warn}" aria-live="polite"><b data-readout="signal" data-value="none">No signal.</b>
         Every answer earned the same reward, so the std is 0 and every advantage is exactly 0:
         this group adds nothing to the gradient.</p>`
-    : html`<p><b data-readout="signal" data-value="some">Signal.</b> A right answer gets
+    : html`<p aria-live="polite"><b data-readout="signal" data-value="some">Signal.</b> A right answer gets
         A = ${adv[rewards.indexOf(1)] >= 0 ? "+" : ""}${adv[rewards.indexOf(1)].toFixed(3)}, a wrong one
         A = ${adv[rewards.indexOf(0)].toFixed(3)}; the advantages sum to zero.</p>`;
   return html`<div data-widget="grpo-step">${chart}
-    <p>${numRight} of ${groupSize} right: mean reward
+    <p aria-live="polite">${numRight} of ${groupSize} right: mean reward
       <b data-readout="mean" data-value=${mean}>${mean.toFixed(3)}</b>,
       population std <b data-readout="std" data-value=${std}>${std.toFixed(3)}</b>
       <span data-readout="right" data-value=${numRight}></span>${advList}</p>

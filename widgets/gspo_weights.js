@@ -8,6 +8,7 @@
 //   curves (gspo.demonstrate_gspo, gspo.demonstrate_token_grpo) for several clip settings.
 import {tokenVsSequenceWeights} from "./gspo_math.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 export const SPIKE_POSITIONS = [3, 8];
 const GRPO_CLIP = 0.2;
@@ -28,7 +29,9 @@ export function gspoWeightsChart({Plot, html, width}, noise, {jumpA, jumpB}) {
   const kind = (r) => (r.misbehaving ? "misbehaving token" : "ordinary token");
   // A log axis drawn by hand (log10 on a linear scale) so every tick keeps its label.
   const lg = Math.log10;
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Weight on each token's gradient, GRPO against GSPO",
+    ariaDescription: "On a log scale, the per-token importance weight GRPO puts on each position of one response, two tokens misbehaving, against GSPO's one sequence weight s for every token.",
     width: chartWidth(width),
     height: 320,
     marginLeft: 50,
@@ -45,9 +48,9 @@ export function gspoWeightsChart({Plot, html, width}, noise, {jumpA, jumpB}) {
                       title: (r) => `token ${r.position}: w = ${r.token_weight.toFixed(3)}`}),
       Plot.line([{x: -0.5, y: lg(s)}, {x: L - 0.5, y: lg(s)}], {x: "x", y: "y", stroke: () => "GSPO: s for every token", strokeWidth: 3})
     ]
-  });
+  }));
   return html`<div data-widget="gspo-weights">${chart}
-    <p>GRPO: token ${SPIKE_POSITIONS[0]} is weighted
+    <p aria-live="polite">GRPO: token ${SPIKE_POSITIONS[0]} is weighted
       <b data-readout="wA" data-value=${wA}>${wA.toFixed(3)}</b> and token ${SPIKE_POSITIONS[1]}
       <b data-readout="wB" data-value=${wB}>${wB.toFixed(3)}</b>;
       <b data-readout="outside" data-value=${outside}>${outside}</b> of ${L} tokens sit outside its
@@ -66,7 +69,9 @@ export function trainingCurvesChart({Plot, html, width}, curves, {run}) {
   const updates = chosen.filter((r) => r.step > 0);
   const meanClip = updates.reduce((a, r) => a + r.clip_fraction, 0) / updates.length;
   const palette = ["#ef8a2f", "#4269d0", "#d62728", "#2a9d8f", "#7b4ea3"];
-  const top = Plot.plot({
+  const top = markGroups(Plot.plot({
+    ariaLabel: "p(correct token) during training, one line per run",
+    ariaDescription: "Probability of the correct token at each update of every toy run.",
     width: chartWidth(width, 640),
     height: 300,
     marginLeft: 50,
@@ -79,8 +84,10 @@ export function trainingCurvesChart({Plot, html, width}, curves, {run}) {
       Plot.line(chosen, {x: "step", y: "p_correct", stroke: "run", strokeWidth: 3.5}),
       Plot.dot([last], {x: "step", y: "p_correct", fill: "run", r: 5})
     ]
-  });
-  const bottom = Plot.plot({
+  }));
+  const bottom = markGroups(Plot.plot({
+    ariaLabel: "Share of tokens clipped at each update",
+    ariaDescription: `Bars give the share of tokens clipped at each update of the ${run} run.`,
     width: chartWidth(width, 640),
     height: 130,
     marginLeft: 50,
@@ -90,10 +97,10 @@ export function trainingCurvesChart({Plot, html, width}, curves, {run}) {
       Plot.rectY(updates, {x1: (r) => r.step - 0.45, x2: (r) => r.step + 0.45, y: "clip_fraction",
                            fill: palette[runs.indexOf(run)]})
     ]
-  });
+  }));
   top.style.margin = "0"; // a Plot with a legend is a <figure>: drop its default indent so the axes align
   return html`<div data-widget="gspo-training">${top}${bottom}
-    <p>${run}: after ${last.step} updates p(correct token) =
+    <p aria-live="polite">${run}: after ${last.step} updates p(correct token) =
       <b data-readout="final" data-value=${last.p_correct}>${last.p_correct.toFixed(3)}</b>;
       on average the clip zeroed
       <b data-readout="clipped" data-value=${meanClip}>${(100 * meanClip).toFixed(1)}%</b>

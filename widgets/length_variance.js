@@ -4,6 +4,7 @@
 // are Python's seeded Monte-Carlo estimates (gspo.length_variance_demo) for the chosen v.
 import {logRatioVariances} from "./gspo_math.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const SERIES = [
   ["token", "one token's weight (GRPO): v"],
@@ -32,7 +33,9 @@ export function lengthVarianceChart({Plot, html, width}, mc, {v, length}) {
   const law = logRatioVariances(v, length);
   const here = dotsAll.find((r) => r.length === length);
   if (!here) throw new RangeError(`no Monte-Carlo record at length ${length}`);
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Variance of the log-weight against response length",
+    ariaDescription: `On log axes, the variance of one token's log-weight, of the raw product over L tokens and of GSPO's geometric mean, for per-token variance v = ${v}; lines are the closed forms, dots simulations.`,
     width: chartWidth(width),
     height: 360,
     marginLeft: 60,
@@ -47,10 +50,10 @@ export function lengthVarianceChart({Plot, html, width}, mc, {v, length}) {
       Plot.dot(dots, {x: "length", y: "variance", stroke: "series", fill: "var(--bs-body-bg, white)", r: 4, strokeWidth: 1.5,
                       title: (d) => `Monte-Carlo at L = ${d.length}: ${fmt(d.variance)}`})
     ]
-  });
+  }));
   const gap = law.product / law.seq;
   return html`<div data-widget="length-variance">${chart}
-    <p>At L = ${length}: one token's weight has log-variance
+    <p aria-live="polite">At L = ${length}: one token's weight has log-variance
       <b data-readout="token" data-value=${law.token}>${fmt(law.token)}</b>
       (simulated <span data-readout="token_mc" data-value=${here.token_mc}>${fmt(here.token_mc)}</span>),
       the raw product <b data-readout="product" data-value=${law.product}>${fmt(law.product)}</b>

@@ -5,6 +5,7 @@
 import {overlongPenalty} from "./clip_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const X_MAX = 40960;
 
@@ -24,7 +25,9 @@ export function overlongChart({Plot, html, width}, pythonRamp, {maxLen, cacheLen
   const start = maxLen - cache;
   const soft = overlongPenalty(length, maxLen, cache);
   const hard = length <= maxLen ? 0 : -1;
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Length penalty against response length",
+    ariaDescription: `DAPO's soft overlong penalty, 0 up to ${start} tokens and -1 at ${maxLen}, against the hard cliff of -1 once a response is truncated (dashed); the chosen length ${length} marked.`,
     width: chartWidth(width),
     height: 300,
     marginLeft: 50,
@@ -39,11 +42,11 @@ export function overlongChart({Plot, html, width}, pythonRamp, {maxLen, cacheLen
       Plot.dot([{length, soft}], {x: "length", y: "soft", r: 5, fill: "#4269d0"}),
       Plot.text([{x: (start + maxLen) / 2, y: 0.08}], {x: "x", y: "y", text: () => "ramp", fill: ink.warn})
     ]
-  });
+  }));
   return html`<div data-widget="overlong">${chart}
     <p style="font-size:0.9em">Orange: DAPO's soft penalty. Dashed: the hard cliff (−1 once truncated).
       Grey dots: Python's ramp at L_max = 20480, L_cache = 4096.</p>
-    <p>The ramp starts at <b data-readout="start" data-value=${start}>${start}</b> tokens and reaches −1 at
+    <p aria-live="polite">The ramp starts at <b data-readout="start" data-value=${start}>${start}</b> tokens and reaches −1 at
       <b data-readout="cap" data-value=${maxLen}>${maxLen}</b>. A ${length}-token response gets
       <b data-readout="penalty" data-value=${soft}>${soft.toFixed(3)}</b> from the ramp
       (the hard cliff would give <b data-readout="hard" data-value=${hard}>${hard.toFixed(0)}</b>).</p>

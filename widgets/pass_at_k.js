@@ -5,6 +5,7 @@
 // cons@k comes for all k from one pass (consAtKCurve) rather than one DP per k.
 import {consAtKCurve, naivePassAtK, passAtK} from "./voting.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 /** The n - c wrong attempts spread as evenly as possible over D wrong answers. */
 export function evenTally(n, c, D) {
@@ -59,7 +60,9 @@ export function passAtKChart({Plot, html, width}, {n, c, k, D}) {
     naive: naivePassAtK(n, c, k),
     cons: consCurve(n, c, D)[k]
   };
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "pass@k, the naive estimate and cons@k against k",
+    ariaDescription: `The three scores as the number of attempts drawn k grows from 1 to ${n}, for ${c} right attempts out of n = ${n}.`,
     width: chartWidth(width),
     height: 340,
     x: {label: "attempts drawn k", domain: [1, n]},
@@ -72,9 +75,9 @@ export function passAtKChart({Plot, html, width}, {n, c, k, D}) {
       Plot.line(rows.filter((r) => r.estimator === ESTIMATORS[2]), {x: "k", y: "value", stroke: "estimator", strokeWidth: 2}),
       Plot.dot([{k, value: here.unbiased}, {k, value: here.naive}, {k, value: here.cons}], {x: "k", y: "value", fill: "currentColor", r: 3})
     ]
-  });
+  }));
   return html`<div data-widget="pass-at-k">${chart}
-    <p>n = ${n}, c = ${c}, k = ${k}: pass@k <b data-readout="unbiased" data-value=${here.unbiased}>${here.unbiased.toFixed(4)}</b>,
+    <p aria-live="polite">n = ${n}, c = ${c}, k = ${k}: pass@k <b data-readout="unbiased" data-value=${here.unbiased}>${here.unbiased.toFixed(4)}</b>,
       naive <b data-readout="naive" data-value=${here.naive}>${here.naive.toFixed(4)}</b>,
       cons@k <b data-readout="cons" data-value=${here.cons}>${here.cons.toFixed(4)}</b>.</p>
   </div>`;

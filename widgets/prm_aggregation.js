@@ -3,6 +3,7 @@
 // prm_math.prmScore, which mirrors prm.prm_score.
 import {AGGREGATIONS, prmScore} from "./prm_math.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const AGG_NOTE = {
   min: "the weakest step",
@@ -24,7 +25,9 @@ export function prmAggregationChart({Plot, html, width}, example, agg) {
   const rows = aggregationRows(example.scores);
   const chosen = rows.find((r) => r.agg === agg).value;
 
-  const stepChart = Plot.plot({
+  const stepChart = markGroups(Plot.plot({
+    ariaLabel: "Score of each step",
+    ariaDescription: `One bar per reasoning step, its soft score between 0 and 1, invalid steps marked with a cross, and the ${agg} aggregate as a dashed line.`,
     width: chartWidth(width),
     height: 60 + 30 * steps.length,
     marginLeft: 215,
@@ -34,12 +37,14 @@ export function prmAggregationChart({Plot, html, width}, example, agg) {
     color: {legend: true, domain: ["valid step", "invalid step"], range: ["#2a9d8f", "#e76f51"]},
     marks: [
       Plot.barX(steps, {x: "score", y: "label", fill: "verdict"}),
-      Plot.text(steps, {x: "score", y: "label", text: (d) => d.score.toFixed(3), dx: 18}),
+      Plot.text(steps, {x: "score", y: "label", text: (d) => `${d.score.toFixed(3)}${d.verdict === "invalid step" ? " ✗" : ""}`, dx: 4, textAnchor: "start"}),
       Plot.ruleX([chosen], {stroke: "currentColor", strokeWidth: 2, strokeDasharray: "5,3"}),
       Plot.text([chosen], {x: (d) => d, frameAnchor: "top", dy: -2, text: () => `${agg} = ${chosen.toFixed(3)}`, textAnchor: "start", dx: 4})
     ]
-  });
-  const aggChart = Plot.plot({
+  }));
+  const aggChart = markGroups(Plot.plot({
+    ariaLabel: "Solution score under each aggregation",
+    ariaDescription: `The chain's score under each way of aggregating its step scores, the chosen one (${agg}) darker.`,
     width: chartWidth(width),
     height: 170,
     marginLeft: 215,
@@ -50,11 +55,11 @@ export function prmAggregationChart({Plot, html, width}, example, agg) {
       Plot.barX(rows, {x: "value", y: "agg", fill: (d) => (d.agg === agg ? "#4269d0" : "#b8c4e8")}),
       Plot.text(rows, {x: "value", y: "agg", text: (d) => d.value.toFixed(3), dx: 18})
     ]
-  });
+  }));
   return html`<div data-widget="prm-aggregation">
     ${stepChart}
     ${aggChart}
-    <p>${example.name}: <b>${agg}</b> scores the chain
+    <p aria-live="polite">${example.name}: <b>${agg}</b> scores the chain
       <b data-readout="score" data-value=${chosen}>${chosen.toFixed(3)}</b>
       (min <span data-readout="min" data-value=${rows[0].value}>${rows[0].value.toFixed(3)}</span>,
       product <span data-readout="product" data-value=${rows[1].value}>${rows[1].value.toFixed(3)}</span>,

@@ -4,6 +4,7 @@
 //   stageCard        the chosen stage's run: what it did and its recorded numbers
 //   budgetChart      accuracy and the token ledger at each budget, cut and extend (budget.py's records)
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 /**
  * A view (use with `viewof`): one button per stage, laid out as the pipeline with its branches.
@@ -11,7 +12,7 @@ import {chartWidth} from "./layout.js";
  */
 export function pipelineDiagram({html}, {stages, value}) {
   const cols = Math.max(...stages.map((s) => s.col)) + 1;
-  const root = html`<div data-widget="pipeline" style="display:grid;grid-template-columns:repeat(${cols}, minmax(0, 1fr));gap:14px clamp(6px, 2vw, 22px);align-items:stretch;margin:0.5rem 0"></div>`;
+  const root = html`<div data-widget="pipeline" role="group" aria-label="Stages of the R1 pipeline (pick one to see its numbers)" style="display:grid;grid-template-columns:repeat(${cols}, minmax(0, 1fr));gap:14px clamp(6px, 2vw, 22px);align-items:stretch;margin:0.5rem 0"></div>`;
   const buttons = new Map();
   const paint = () => {
     for (const [id, b] of buttons) {
@@ -48,7 +49,7 @@ export function stageCard({html}, {stages, id}) {
   if (!s) throw new RangeError(`unknown stage ${id}`);
   return html`<div data-widget="stage-card" data-stage="${s.id}" style="border-left:4px solid #e07b00;padding:0.3rem 0.9rem">
     <p><b>${s.title}</b> (${s.subtitle}): ${s.what}</p>
-    <table style="font-size:0.9em"><tbody>
+    <table style="font-size:0.9em" aria-live="polite"><tbody>
       ${s.numbers.map(([label, value, key]) => html`<tr><td>${label}</td><td style="text-align:right"><b data-readout="${key}" data-value=${value}>${typeof value === "number" ? value.toFixed(value >= 100 ? 0 : 3) : value}</b></td></tr>`)}
     </tbody></table>
   </div>`;
@@ -65,7 +66,9 @@ export function budgetChart({Plot, html, width}, {rows, model, budget, labels}) 
   const own = rows.filter((r) => r.model === model).map((r) => ({...r, forcing: r.mode === "cut" ? "cut at the budget" : "extended to the budget"}));
   const cut = budgetRow(rows, model, "cut", budget);
   const ext = budgetRow(rows, model, "extend", budget);
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Accuracy against the thinking budget",
+    ariaDescription: `Greedy accuracy on 500 held-out problems when thinking is cut at the budget or extended to it, for ${labels[model]}, the budget ${budget} marked.`,
     width: chartWidth(width),
     height: 320,
     marginLeft: 50,
@@ -76,9 +79,9 @@ export function budgetChart({Plot, html, width}, {rows, model, budget, labels}) 
       Plot.ruleX([budget], {stroke: "#999", strokeDasharray: "4,3"}),
       Plot.line(own, {x: "budget", y: "accuracy", stroke: "forcing", strokeWidth: 2.5, marker: "circle"})
     ]
-  });
+  }));
   return html`<div data-widget="budget">${chart}
-    <p>${labels[model]}, budget ${budget}. Cut: accuracy <b data-readout="cut" data-value=${cut.accuracy}>${cut.accuracy.toFixed(3)}</b>,
+    <p aria-live="polite">${labels[model]}, budget ${budget}. Cut: accuracy <b data-readout="cut" data-value=${cut.accuracy}>${cut.accuracy.toFixed(3)}</b>,
       <b data-readout="cut_thinking" data-value=${cut.thinking_tokens}>${cut.thinking_tokens.toFixed(1)}</b> thinking and
       <b data-readout="cut_answer" data-value=${cut.answer_tokens}>${cut.answer_tokens.toFixed(1)}</b> answer tokens a problem.
       Extended: accuracy <b data-readout="extend" data-value=${ext.accuracy}>${ext.accuracy.toFixed(3)}</b>,

@@ -8,6 +8,7 @@
 // held-out check-ups every few steps), `finals` ({model: {label, n, counts}}).
 import {meanPassAtK, powersOfTwo, smooth} from "./r1_math.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 export const OBJECTIVE_LABELS = {
   grpo: "GRPO",
@@ -93,7 +94,9 @@ export function objectiveCurves({Plot, html, width}, {train, curves, objectives,
     marks = seedLines(Plot, series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2});
   }
   const finals = finalBySeedMean(series);
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: `${spec.label} during RL, one line per objective`,
+    ariaDescription: "One line per RL objective and seed (seed 1 dashed) against the RL step.",
     width: chartWidth(width),
     height: 340,
     marginLeft: 55,
@@ -101,9 +104,9 @@ export function objectiveCurves({Plot, html, width}, {train, curves, objectives,
     y: {label: spec.label, grid: true, zero: spec.zero},
     color: {legend: true, ...OBJECTIVE_COLORS},
     marks
-  });
+  }));
   return html`<div data-widget="objective-curves" data-series="${series.length}">${chart}
-    <p>Solid: seed 0; dashed: seed 1${spec.source === "curves" ? "; bars: 95% bootstrap intervals over problems" : `; trailing mean over ${window} steps`}.
+    <p aria-live="polite">Solid: seed 0; dashed: seed 1${spec.source === "curves" ? "; bars: 95% bootstrap intervals over problems" : `; trailing mean over ${window} steps`}.
       At the last step (mean of the seeds):
       ${finals.map((f) => html`<span>${f.objective} <b data-readout="${f.objective}" data-value=${f.value}>${f.value.toFixed(3)}</b>; </span>`)}</p>
   </div>`;
@@ -129,7 +132,9 @@ export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, 
   const a = at(after, kk);
   // The smallest k at which the model before RL catches up with the model after it, if any.
   const cross = powersOfTwo(n).find((kv) => at(before, kv) >= at(after, kv));
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "pass@k before and after RL",
+    ariaDescription: `pass@k on 500 held-out problems as the number of samples k grows, for ${finals[before].label} and ${finals[after].label}, k = ${kk} marked.`,
     width: chartWidth(width),
     height: 340,
     marginLeft: 50,
@@ -140,9 +145,9 @@ export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, 
       Plot.ruleX([kk], {stroke: "#999", strokeDasharray: "4,3"}),
       Plot.line(rows, {x: "k", y: "pass", stroke: "model", strokeWidth: 2.5, marker: "circle"})
     ]
-  });
+  }));
   return html`<div data-widget="pass-at-k-rl">${chart}
-    <p>At k = ${kk}: <b>${finals[before].label}</b> <b data-readout="before" data-value=${b}>${b.toFixed(3)}</b>,
+    <p aria-live="polite">At k = ${kk}: <b>${finals[before].label}</b> <b data-readout="before" data-value=${b}>${b.toFixed(3)}</b>,
       <b>${finals[after].label}</b> <b data-readout="after" data-value=${a}>${a.toFixed(3)}</b>
       (difference <b data-readout="gain" data-value=${a - b}>${(a - b >= 0 ? "+" : "") + (a - b).toFixed(3)}</b>).
       ${cross === undefined
@@ -175,7 +180,9 @@ export function lengthCurves({Plot, html, width}, {train, objectives, window = 8
       summary.push({chains, objective, start: mean(first), end: mean(last)});
     }
   }
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Mean length of the right and of the wrong chains during RL",
+    ariaDescription: "Trailing mean length of the training chains at each RL step, right and wrong chains in separate panels, one line per objective and seed (seed 1 dashed).",
     width: chartWidth(width),
     height: 360,
     marginLeft: 50,
@@ -188,9 +195,9 @@ export function lengthCurves({Plot, html, width}, {train, objectives, window = 8
       Plot.frame({stroke: "#ddd"}),
       ...seedLines(Plot, rows, {x: "step", y: "value", fy: "chains", z: "run", stroke: "objective", strokeWidth: 2})
     ]
-  });
+  }));
   return html`<div data-widget="length-curves">${chart}
-    <p>Trailing mean over ${window} steps of the training batches (256 chains a step); solid seed 0, dashed seed 1.
+    <p aria-live="polite">Trailing mean over ${window} steps of the training batches (256 chains a step); solid seed 0, dashed seed 1.
       ${summary.map((s) => html`<span>${s.objective}, ${s.chains}: <b data-readout="${`${s.objective}|${s.chains}`}" data-value=${s.end}>${s.start.toFixed(1)} → ${s.end.toFixed(1)}</b>. </span>`)}</p>
   </div>`;
 }

@@ -6,6 +6,7 @@
 import {reflectionGradients} from "./clip_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const METHODS = ["GRPO", "CISPO"];
 
@@ -32,7 +33,9 @@ export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh) {
   ]);
   const silenced = bars.filter((b) => b.method === "GRPO" && b.push === 0);
   const color = {legend: true, domain: METHODS, range: ["#ef8a2f", "#3ca951"]};
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Push on each token's log-probability, GRPO against CISPO",
+    ariaDescription: `For each token of the example (fork tokens starred), the push GRPO and CISPO give its log-probability at epsilon_high = ${epsHigh.toFixed(2)}; each bar is labelled with its objective.`,
     width: chartWidth(width),
     height: 330,
     marginLeft: 80,
@@ -42,13 +45,17 @@ export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh) {
     color,
     marks: [
       Plot.barX(bars, {x: "push", y: "method", fy: "token", fill: "method", tip: true}),
+      // The objective named on its bar, so the two are told apart without colour.
+      Plot.text(bars.filter((b) => b.push !== 0), {x: 0, y: "method", fy: "token", text: "method", textAnchor: "end", dx: -3, fontSize: 9}),
       Plot.text(silenced, {x: 0, y: "method", fy: "token", text: () => "✕ silenced", textAnchor: "start", dx: 4, fill: ink.bad, fontSize: 10}),
       Plot.text(res.tokens, {x: 1.55, fy: name, text: (t) => `r = ${t.ratio.toFixed(3)}`, textAnchor: "end", fill: ink.muted, fontSize: 10, frameAnchor: "middle"}),
       Plot.ruleX([0])
     ]
-  });
+  }));
   const sweep = keptSweep(tokens);
-  const sweepChart = Plot.plot({
+  const sweepChart = markGroups(Plot.plot({
+    ariaLabel: "Fork tokens still learning against the clip ceiling",
+    ariaDescription: "Number of fork tokens that still receive a gradient as the clip ceiling epsilon grows, one line each for GRPO and CISPO.",
     width: chartWidth(width),
     height: 180,
     marginLeft: 80,
@@ -59,10 +66,10 @@ export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh) {
       Plot.line(sweep, {x: "eps", y: "kept", stroke: "method", curve: "step-after", strokeWidth: 2.5}),
       Plot.ruleX([epsHigh], {stroke: "#999", strokeDasharray: "4,3"})
     ]
-  });
+  }));
   const wait = res.tokens.find((t) => t.label === "Wait");
   return html`<div data-widget="reflection-tokens">${chart}${sweepChart}
-    <p>At ε_high = ${epsHigh.toFixed(2)}, fork tokens still learning: GRPO
+    <p aria-live="polite">At ε_high = ${epsHigh.toFixed(2)}, fork tokens still learning: GRPO
       <b data-readout="kept-grpo" data-value=${res.kept_grpo}>${res.kept_grpo}</b>/${res.n_fork}, CISPO
       <b data-readout="kept-cispo" data-value=${res.kept_cispo}>${res.kept_cispo}</b>/${res.n_fork}.
       The gradient of <i>Wait</i> (r = ${wait.ratio}): GRPO

@@ -3,6 +3,7 @@
 // share of right-answer candidates whose reasoning is also sound, the level an answer-only judge
 // settles at when it picks among right answers at random. No maths happens here.
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 export const RERANK_STRATEGIES = [
   {key: "prm", name: "PRM (every step)"},
@@ -19,7 +20,9 @@ export function rerankChart({Plot, html, width}, demo, ceiling, n) {
   const i = demo.curves.n.indexOf(n);
   const at = (key) => demo.curves[key][i];
   const names = RERANK_STRATEGIES.map((s) => s.name);
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Share of fully valid selections against the number of candidates",
+    ariaDescription: `Probability that the selected solution is fully valid as the number of candidates N grows, one line per selection rule, N = ${n} and the ceiling marked.`,
     width: chartWidth(width),
     height: 340,
     x: {type: "log", base: 2, label: "candidates per problem N", domain: [1, Math.max(...demo.curves.n)]},
@@ -31,10 +34,10 @@ export function rerankChart({Plot, html, width}, demo, ceiling, n) {
       Plot.line(rows, {x: "n", y: "value", stroke: "strategy", strokeWidth: 2}),
       Plot.dot(rows, {x: "n", y: "value", fill: "strategy", r: (d) => (d.n === n ? 5 : 3)})
     ]
-  });
+  }));
   const mix = demo.pool_mix;
   return html`<div data-widget="rerank">${chart}
-    <p>Pool of ${demo.pool_size}: ${mix.valid} valid, ${mix.flawed} flawed (right answer, broken step),
+    <p aria-live="polite">Pool of ${demo.pool_size}: ${mix.valid} valid, ${mix.flawed} flawed (right answer, broken step),
       ${mix.wrong} wrong. Best of N = <b data-readout="n" data-value=${n}>${n}</b> over ${demo.trials} draws:
       PRM <b data-readout="prm" data-value=${at("prm")}>${at("prm").toFixed(3)}</b>,
       ORM <b data-readout="orm" data-value=${at("orm")}>${at("orm").toFixed(3)}</b>,

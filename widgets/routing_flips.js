@@ -3,6 +3,7 @@
 // (gspo.routing_flip_demo, one seeded response per jump size); the widget draws how the largest
 // token ratio, the raw product of ratios and GSPO's s respond as k grows.
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const SERIES = [
   ["max_token_ratio", "largest token ratio (GRPO)"],
@@ -21,7 +22,9 @@ export function routingFlipsChart({Plot, html, width}, records, {jump, k}) {
   const maxK = Math.max(...rows.map((r) => r.num_flipped));
   const long = rows.flatMap((r) => SERIES.map(([key, name]) => ({k: r.num_flipped, series: name, value: r[key]})));
   const yMax = Math.max(...rows.map((r) => r.product_ratio)) * 10;
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Importance weights against the number of flipped experts",
+    ariaDescription: "On a log scale, the largest token ratio, the raw product of the ratios and GSPO's sequence weight s as more tokens' experts flip.",
     width: chartWidth(width),
     height: 340,
     marginLeft: 60,
@@ -36,11 +39,13 @@ export function routingFlipsChart({Plot, html, width}, records, {jump, k}) {
       Plot.dot(long.filter((d) => d.k === k), {x: "k", y: "value", fill: "series", r: 5,
                                                title: (d) => `${d.series}: ${fmt(d.value)}`})
     ]
-  });
+  }));
   // The same s on a linear scale: a slow drift of e^(k * jump / L), against the paper's clip.
   const sRows = rows.map((r) => ({k: r.num_flipped, s: r.seq_ratio}));
   const sMax = Math.max(...sRows.map((r) => r.s));
-  const zoom = Plot.plot({
+  const zoom = markGroups(Plot.plot({
+    ariaLabel: "GSPO's s against the number of flipped experts",
+    ariaDescription: "A linear-scale zoom on GSPO's sequence weight s as more tokens' experts flip.",
     width: chartWidth(width),
     height: 150,
     marginLeft: 60,
@@ -52,10 +57,10 @@ export function routingFlipsChart({Plot, html, width}, records, {jump, k}) {
       Plot.line(sRows, {x: "k", y: "s", stroke: COLORS[2], strokeWidth: 2}),
       Plot.dot([{k, s: rec.seq_ratio}], {x: "k", y: "s", fill: COLORS[2], r: 5})
     ]
-  });
+  }));
   chart.style.margin = "0"; // a Plot with a legend is a <figure>: drop its default indent so the axes align
   return html`<div data-widget="routing-flips">${chart}${zoom}
-    <p>With ${k} flipped tokens (log-ratio jump ${jump}): the largest token ratio is
+    <p aria-live="polite">With ${k} flipped tokens (log-ratio jump ${jump}): the largest token ratio is
       <b data-readout="max_token" data-value=${rec.max_token_ratio}>${fmt(rec.max_token_ratio)}</b>,
       <b data-readout="outside" data-value=${rec.tokens_outside_grpo_clip}>${rec.tokens_outside_grpo_clip}</b>
       tokens fall outside GRPO's clip band [0.8, 1.2], the raw product is

@@ -8,6 +8,7 @@
 // `winnable` is the exact oracle's verdict, so a winnable state scored 0 is the judge's mistake.
 // No maths happens here: the widget lays out and counts what Python recorded.
 import {ink} from "./ink.js";
+import {markGroups} from "./a11y.js";
 
 const FONT = 12; // label size in px: the chart is drawn at its own width, so this is what a reader sees
 const BIG = 2 * FONT + 8; // vertical room for a labelled node (kept, or on the winning path): two lines
@@ -120,7 +121,9 @@ export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
   const summary = levelSummary(tree);
   const headers = titles.slice(0, shown + 1).map((text, d) => ({x: columns[d].x, text}));
 
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Beam search tree of one Game-of-24 puzzle",
+    ariaDescription: `The states the search reaches at each level with beam b = ${tree.beam} and judge error rate ${tree.error}, the kept states above the dropped ones.`,
     width: chartWidth,
     height: height + 50,
     marginTop: 2 * FONT + 14,
@@ -154,7 +157,7 @@ export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
         fill: (n) => (n.onPath ? ink.warn : ink.blue)
       }))
     ]
-  });
+  }));
 
   const lines = summary.slice(0, shown).map((s) =>
     s.depth < 3
@@ -176,7 +179,7 @@ export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
       <span data-swatch style="color:${COLORS.path}; margin-left:1em">★</span> the winning derivation
     </div>
     <ul style="font-size:0.9em">${lines}</ul>
-    <p>Beam b = ${tree.beam}, judge error rate ${tree.error}, showing
+    <p aria-live="polite">Beam b = ${tree.beam}, judge error rate ${tree.error}, showing
       <span data-readout="shown" data-value=${shown}>${shown}</span> of 3 thoughts. States per level
       <span data-readout="nodes1" data-value=${summary[0].states}>${summary[0].states}</span> /
       <span data-readout="nodes2" data-value=${summary[1].states}>${summary[1].states}</span> /

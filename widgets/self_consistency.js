@@ -4,6 +4,7 @@
 import {majorityVote, voteDistribution} from "./voting.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 export function selfConsistencyStepper({Plot, html, width}, batch, correct, shown, problem) {
   const chains = batch.slice(0, shown);
@@ -12,7 +13,9 @@ export function selfConsistencyStepper({Plot, html, width}, batch, correct, show
   const rows = voteDistribution(answers).map((r) => ({...r, right: r.answer === correct}));
   const nRight = rows.find((r) => r.answer === correct)?.votes ?? 0;
 
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Votes for each answer",
+    ariaDescription: `One bar per answer the ${shown} chains gave, its length the number of votes; the right answer (${correct}) is marked with a check.`,
     width: chartWidth(width),
     height: 60 + 28 * Math.max(rows.length, 1),
     marginLeft: 60,
@@ -21,10 +24,10 @@ export function selfConsistencyStepper({Plot, html, width}, batch, correct, show
     color: {domain: [true, false], range: ["#2a9d8f", "#e76f51"]},
     marks: [
       Plot.barX(rows, {x: "votes", y: "answer", fill: "right"}),
-      Plot.text(rows, {x: "votes", y: "answer", text: (r) => `${r.votes}`, dx: 10}),
+      Plot.text(rows, {x: "votes", y: "answer", text: (r) => `${r.votes}${r.right ? " ✓ right" : ""}`, dx: 10, textAnchor: "start"}),
       Plot.ruleX([0])
     ]
-  });
+  }));
 
   const list = html`<ol class="sc-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 2em">
     ${chains.map((c) => html`<li style="color: ${c.answer === correct ? ink.good : ink.bad}">
@@ -36,7 +39,7 @@ export function selfConsistencyStepper({Plot, html, width}, batch, correct, show
     <p>Prompt: <code>${problem}=</code> (right answer ${correct}). Each line is one sampled chain.</p>
     ${list}
     ${chart}
-    <p>After <span data-readout="shown" data-value=${shown}>${shown}</span> chains the vote is
+    <p aria-live="polite">After <span data-readout="shown" data-value=${shown}>${shown}</span> chains the vote is
       <b data-readout="vote" data-value=${vote ?? ""}>${vote ?? "—"}</b> (${verdict});
       <span data-readout="right" data-value=${nRight}>${nRight}</span> of ${shown} chains were right.</p>
   </div>`;

@@ -16,6 +16,7 @@ import {extractAnswer, loadTinyGPT, mulberry32, startChains} from "./tiny_gpt_fo
 import {majorityVote, voteDistribution} from "./voting.js";
 import {chartWidth} from "./layout.js";
 import {ink} from "./ink.js";
+import {markGroups} from "./a11y.js";
 
 let worker = null; // the sampler's worker, started on first use; undefined if none can start
 let nextId = 0;
@@ -144,7 +145,9 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
       ${c.text}${c.done ? html`&nbsp;<b>→ ${c.answer ?? "no answer"}</b>` : html`<span style="color: ${ink.muted}">▌</span>`}</li>`)}
   </ol>`;
 
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Votes for each answer of the tiny reasoner",
+    ariaDescription: `One bar per answer the finished chains gave, its length the number of votes; the right answer (${correct}) is marked with a check.`,
     width: chartWidth(width),
     height: 50 + 26 * Math.max(tally.length, 1),
     marginLeft: 60,
@@ -153,21 +156,21 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
     color: {domain: [true, false], range: ["#2a9d8f", "#e76f51"]},
     marks: [
       Plot.barX(tally, {x: "votes", y: "answer", fill: "right"}),
-      Plot.text(tally, {x: "votes", y: "answer", text: (r) => `${r.votes}`, dx: 10}),
+      Plot.text(tally, {x: "votes", y: "answer", text: (r) => `${r.votes}${r.right ? " ✓ right" : ""}`, dx: 10, textAnchor: "start"}),
       Plot.ruleX([0])
     ]
-  });
+  }));
 
   const verdict = vote === null ? "" : vote === correct ? " (right)" : " (wrong)";
   const status = state.done
     ? `Done: ${finished.length} chains, ${state.msPerChain.toFixed(1)} ms per chain in this browser.`
     : `Sampling ${state.n} chains: ${finished.length} finished…`;
   return html`<div data-widget="tiny-reasoner">
-    <p>Prompt <code>${state.problem}=</code> (right answer ${correct}), temperature
+    <p aria-live="polite">Prompt <code>${state.problem}=</code> (right answer ${correct}), temperature
       <span data-readout="temperature" data-value=${state.temperature}>${state.temperature}</span>.</p>
     ${list}
     ${chart}
-    <p>Vote after <span data-readout="finished" data-value=${finished.length}>${finished.length}</span> chains:
+    <p aria-live="polite">Vote after <span data-readout="finished" data-value=${finished.length}>${finished.length}</span> chains:
       <b data-readout="vote" data-value=${vote ?? ""}>${vote ?? "—"}</b>${verdict};
       <span data-readout="right" data-value=${nRight}>${nRight}</span> chains right.
       <span data-readout="done" data-value=${state.done ? 1 : 0}>${status}</span>

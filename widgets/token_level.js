@@ -3,6 +3,7 @@
 // dapo.demonstrate_token_level reads off autograd (1/G per response vs |o_i| / sum_j |o_j|).
 import {responseWeights} from "./clip_math.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 const SCHEMES = ["sample-level (GRPO)", "token-level (DAPO)"];
 
@@ -20,7 +21,9 @@ export function tokenLevelChart({Plot, html, width}, lengths) {
     tip: true
   };
   const color = {legend: true, domain: SCHEMES, range: ["#999999", "#ef8a2f"]};
-  const totals = Plot.plot({
+  const totals = markGroups(Plot.plot({
+    ariaLabel: "Each response's share of the loss, sample-level against token-level",
+    ariaDescription: "For each response, its share of the loss when the loss averages over samples and when it averages over tokens.",
     width: chartWidth(width),
     height: 240,
     marginLeft: 50,
@@ -34,8 +37,10 @@ export function tokenLevelChart({Plot, html, width}, lengths) {
       Plot.text(rows, {...common, y: "total", text: (d) => d.total.toFixed(3), dy: -6, fill: "currentColor", fontSize: 10}), // the text colour: black would vanish on the dark page
       Plot.ruleY([0])
     ]
-  });
-  const perToken = Plot.plot({
+  }));
+  const perToken = markGroups(Plot.plot({
+    ariaLabel: "Weight of one token in each response, sample-level against token-level",
+    ariaDescription: "For each response, the weight one of its tokens gets when the loss averages over samples and when it averages over tokens.",
     width: chartWidth(width),
     height: 200,
     marginLeft: 50,
@@ -45,7 +50,7 @@ export function tokenLevelChart({Plot, html, width}, lengths) {
     y: {label: "weight of one token", grid: true},
     marks: [Plot.barY(rows, {...common, y: "perToken"}), Plot.ruleY([0])],
     color: {domain: SCHEMES, range: ["#999999", "#ef8a2f"]}
-  });
+  }));
   const readouts = weights.map(
     (w, i) => html`<li>response ${i + 1} (${w.length} tokens): sample-level
       <b data-readout=${`sample-${i + 1}`} data-value=${w.sample_weight}>${w.sample_weight.toFixed(3)}</b>,
@@ -54,6 +59,6 @@ export function tokenLevelChart({Plot, html, width}, lengths) {
   const total = lengths.reduce((s, n) => s + n, 0);
   return html`<div data-widget="token-level">${totals}${perToken}
     <p>${lengths.length} responses, ${total} tokens in all. Each response's share of the loss:</p>
-    <ul style="margin-top:0">${readouts}</ul>
+    <ul style="margin-top:0" aria-live="polite">${readouts}</ul>
   </div>`;
 }

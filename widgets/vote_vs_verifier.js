@@ -3,6 +3,7 @@
 // seeded simulation, which also runs the verifier-weighted vote.
 import {bestOfNAccuracy, pluralityVoteProb} from "./voting.js";
 import {chartWidth} from "./layout.js";
+import {markGroups} from "./a11y.js";
 
 export const VV_NS = [1, 2, 4, 8, 16, 32, 64];
 
@@ -35,7 +36,9 @@ export function voteVsVerifierChart({Plot, html, width}, mc, {p, separation, D})
     ]);
   const strategies = ["majority vote", "best-of-N", "weighted vote"];
   const at64 = (s) => rows.find((r) => r.n === 64 && r.strategy === s).acc;
-  const chart = Plot.plot({
+  const chart = markGroups(Plot.plot({
+    ariaLabel: "Accuracy of voting and verifier selection against the number of samples",
+    ariaDescription: `Probability that the chosen answer is right as the number of samples N grows, one line per strategy, for p = ${p} and verifier separation ${separation}; dots are simulated.`,
     width: chartWidth(width),
     height: 340,
     x: {type: "log", base: 2, label: "samples N", domain: [1, 64]},
@@ -45,9 +48,9 @@ export function voteVsVerifierChart({Plot, html, width}, mc, {p, separation, D})
       Plot.line(rows, {x: "n", y: "acc", stroke: "strategy", strokeWidth: 2}),
       Plot.dot(sims, {x: "n", y: "acc", stroke: "strategy", r: 3.5})
     ]
-  });
+  }));
   return html`<div data-widget="vote-vs-verifier">${chart}
-    <p>At N = 64: voting <b data-readout="vote64" data-value=${at64("majority vote")}>${at64("majority vote").toFixed(3)}</b>,
+    <p aria-live="polite">At N = 64: voting <b data-readout="vote64" data-value=${at64("majority vote")}>${at64("majority vote").toFixed(3)}</b>,
       best-of-N <b data-readout="bon64" data-value=${at64("best-of-N")}>${at64("best-of-N").toFixed(3)}</b>
       (verifier separation ${separation}, one sample right with probability ${p}).</p>
   </div>`;
