@@ -66,7 +66,7 @@ export function cruxChain({Plot, html, width}, text, {target = 24} = {}) {
         fill: (d) => (d.verdict === "not read" ? ink.muted : "white"),
         fontWeight: "bold"
       }),
-      Plot.cell(flag, {x: "col", y: "step", stroke: "#7b2d26", strokeWidth: 3, fill: "none", inset: 1, rx: 4})
+      Plot.cell(flag, {x: "col", y: "step", stroke: "currentColor", strokeWidth: 3, fill: "none", inset: 1, rx: 4})
     ]
   }));
 

@@ -33,7 +33,7 @@ export function grpoCurvesChart({Plot, html, width}, records, reference, {groupS
     marginLeft: 50,
     x: {label: "GRPO step", domain: [0, final.step]},
     y: {label: "p(correct answer)", domain: [0, 1], grid: true},
-    color: {legend: true, domain: sizes.map(label), range: ["#7b3294", "#1b9e77", "#d95f02", "#e7298a", "#666666"]},
+    color: {legend: true, domain: sizes.map(label), range: ["#9b59d0", "#1b9e77", "#d95f02", "#e7298a", "#888888"]},
     marks: [
       Plot.ruleY([chance], {stroke: "#999", strokeDasharray: "4,3"}),
       Plot.ruleY([0.9], {stroke: "#ccc"}),

@@ -36,7 +36,7 @@ export function overlongChart({Plot, html, width}, pythonRamp, {maxLen, cacheLen
     marks: [
       Plot.rect([{x1: start, x2: maxLen}], {x1: "x1", x2: "x2", y1: -1.15, y2: 0.15, fill: "#ef8a2f", fillOpacity: 0.12}),
       Plot.dot(pythonRamp, {x: "length", y: "penalty", r: 2.5, fill: "#bbb"}),
-      Plot.line(curve, {x: "length", y: "hard", stroke: "#666", strokeDasharray: "6,4", strokeWidth: 1.5}),
+      Plot.line(curve, {x: "length", y: "hard", stroke: "#888", strokeDasharray: "6,4", strokeWidth: 1.5}), // mid grey: seen on both pages
       Plot.line(curve, {x: "length", y: "soft", stroke: "#ef8a2f", strokeWidth: 2.5}),
       Plot.ruleX([length], {stroke: "#4269d0"}),
       Plot.dot([{length, soft}], {x: "length", y: "soft", r: 5, fill: "#4269d0"}),
