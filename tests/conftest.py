@@ -78,7 +78,11 @@ def open_chapter(browser, server):
 
     pages = {}
 
-    def _open(stem: str, fresh: bool = False, width: int = 900, full: bool = False) -> ChapterPage:
+    def _open(
+        stem: str, fresh: bool = False, width: int = 900, full: bool | None = None
+    ) -> ChapterPage:
+        if full is None:  # HARNESS_FULL_PAGE=1 runs every widget test on the full page
+            full = os.environ.get("HARNESS_FULL_PAGE") == "1"
         key = (stem, width, full)
         if fresh or key not in pages:
             context = browser.new_context(viewport={"width": width, "height": 1200})
