@@ -46,7 +46,8 @@ export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh) {
     marks: [
       Plot.barX(bars, {x: "push", y: "method", fy: "token", fill: "method", tip: true}),
       // The objective named on its bar, so the two are told apart without colour.
-      Plot.text(bars.filter((b) => b.push !== 0), {x: 0, y: "method", fy: "token", text: "method", textAnchor: "end", dx: -3, fontSize: 9}),
+      Plot.text(bars.filter((b) => b.push !== 0), {x: 0, y: "method", fy: "token", text: "method", textAnchor: "end", dx: -3, fontSize: 9,
+        fill: "currentColor", stroke: "var(--bs-body-bg, white)", strokeWidth: 3, paintOrder: "stroke"}), // a halo: it may sit on a bar
       Plot.text(silenced, {x: 0, y: "method", fy: "token", text: () => "✕ silenced", textAnchor: "start", dx: 4, fill: ink.bad, fontSize: 10}),
       Plot.text(res.tokens, {x: 1.55, fy: name, text: (t) => `r = ${t.ratio.toFixed(3)}`, textAnchor: "end", fill: ink.muted, fontSize: 10, frameAnchor: "middle"}),
       Plot.ruleX([0])
