@@ -5,11 +5,23 @@ import {condorcetMajorityProb, pluralityVoteProb} from "./voting.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 
+const POINTS = new Map(); // "p,n,D" -> [Condorcet, plurality]: moving "Largest n" reuses every point
+
+function point(p, n, D) {
+  const key = `${p},${n},${D}`;
+  if (!POINTS.has(key)) {
+    if (POINTS.size >= 4096) POINTS.clear();
+    POINTS.set(key, [condorcetMajorityProb(p, n), pluralityVoteProb(p, n, D)]);
+  }
+  return POINTS.get(key);
+}
+
 export function condorcetCurves(p, D, nMax) {
   const rows = [];
   for (let n = 1; n <= nMax; n += 2) {
-    rows.push({n, curve: "Condorcet (colluding)", acc: condorcetMajorityProb(p, n)});
-    rows.push({n, curve: `Plurality, D = ${D}`, acc: pluralityVoteProb(p, n, D)});
+    const [condorcet, plurality] = point(p, n, D);
+    rows.push({n, curve: "Condorcet (colluding)", acc: condorcet});
+    rows.push({n, curve: `Plurality, D = ${D}`, acc: plurality});
   }
   return rows;
 }
