@@ -7,8 +7,8 @@ Quarto's grid, whose text column is about 566 px wide on a 1,100 px screen and t
 two gutters on a phone. `chapter_page_html` builds that page:
 
 * the chapter's markdown goes through real pandoc (PyPI's `pypandoc-binary`) with `--katex`,
-  as Quarto's `html-math-method: katex` does, and KaTeX (npm, the version Quarto 1.7 loads from
-  its CDN) typesets each `span.math` in the browser with Quarto's own call and options;
+  as Quarto's `html-math-method: katex` does, and KaTeX (npm, pinned to the release that the
+  page's `katex@latest` CDN address, from pandoc's template, serves today) typesets each `span.math` in the browser with Quarto's own call and options;
 * each Python cell becomes Quarto's `div.cell` with its source (unless `echo: false`) and its
   printed output (`ChapterRun.outputs`, in order) in `div.cell-output > pre > code`;
 * each {ojs} cell becomes the `div#ojs-cell-N` that `tests/ojs/runner.js` fills, as before;

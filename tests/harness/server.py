@@ -23,6 +23,11 @@ mimetypes.add_type("text/javascript", ".js")
 mimetypes.add_type("text/javascript", ".mjs")
 
 
+# Packages whose version Quarto 1.7.34's OJS runtime pins differently from the npm stdlib's: the
+# page loads these, so the tests must too (installed under an alias name, see package.json).
+QUARTO_PINNED = {"@observablehq/plot": "observablehq-plot-0.6.11"}
+
+
 def split_npm_spec(spec: str) -> tuple[str, str]:
     """'@observablehq/plot@0.6.16/dist/plot.umd.min.js' -> ('@observablehq/plot', 'dist/...')."""
     parts = spec.split("/")
@@ -63,7 +68,7 @@ class BookServer:
 
             def _npm(self, spec: str):
                 name, sub = split_npm_spec(spec)
-                pkg_dir = ROOT / "node_modules" / name
+                pkg_dir = ROOT / "node_modules" / QUARTO_PINNED.get(name, name)
                 if not pkg_dir.is_dir():
                     server.missing.append(f"/npm/{spec}")
                     return self._send(
