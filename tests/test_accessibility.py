@@ -89,16 +89,6 @@ WIDGET_PROBLEMS = r"""() => {
 }"""
 
 
-# Serious findings that come from the page around the widgets, not from them, and that the
-# harness page shows differently from Quarto's real one; each names what is left to do. A rule
-# listed here turns the whole-page test into an expected failure that reports the counts; any
-# other serious or critical rule fails it.
-PAGE_LEVEL = {
-    "scrollable-region-focusable": "code blocks and printed output that scroll sideways cannot "
-    "be scrolled from the keyboard (Quarto 1.7 gives them no tabindex)",
-    "color-contrast": "prose colours of the theme (see tests/test_dark_mode.py for the widgets)",
-}
-
 _pages: dict = {}
 
 
@@ -138,10 +128,7 @@ def test_axe_finds_nothing_serious_on_the_page(browser, server, stem: str) -> No
     """axe-core on the whole chapter page: no serious or critical violation."""
     chapter = _open(browser, server, stem, "light")
     bad = _serious(chapter, {"include": [["body"]]})
-    unknown = [v for v in bad if v["id"] not in PAGE_LEVEL]
-    assert not unknown, f"{stem}: axe-core violations:\n" + "\n".join(map(json.dumps, unknown))
-    if bad:
-        pytest.xfail("; ".join(f"{v['id']} x{v['count']} ({PAGE_LEVEL[v['id']]})" for v in bad))
+    assert not bad, f"{stem}: axe-core violations:\n" + "\n".join(map(json.dumps, bad))
 
 
 @pytest.mark.parametrize("stem", STEMS)

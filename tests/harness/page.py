@@ -27,6 +27,7 @@ import re
 from functools import lru_cache
 
 import pypandoc
+import yaml
 
 from .kernel import ChapterRun
 from .qmd import FENCE_OPEN, INLINE_PY
@@ -239,6 +240,13 @@ def theme_css() -> str:
     return re.sub(r"@import url\([^)]*\);", "", path.read_text(encoding="utf-8"))
 
 
+def after_body() -> str:
+    """The files _quarto.yml's `include-after-body` puts at the end of every page, as Quarto does."""
+    html_format = yaml.safe_load((ROOT / "_quarto.yml").read_text())["format"]["html"]
+    files = html_format.get("include-after-body") or []
+    return "\n".join((ROOT / f).read_text() for f in ([files] if isinstance(files, str) else files))
+
+
 def chapter_page_html(run: ChapterRun) -> str:
     """The chapter's full page: Quarto's grid, theme, KaTeX, prose, cells and the book's CSS."""
     defines = "\n".join(f'<script type="ojs-define">{s}</script>' for s in run.define_scripts)
@@ -285,4 +293,5 @@ for (const el of document.getElementsByClassName("math")) {{
 <script type="ojs-module-contents">{module}</script>
 {defines}
 <script type="module" src="/tests/ojs/.build/runner.bundle.js"></script>
+{after_body()}
 </body></html>"""
