@@ -29,12 +29,20 @@ import hashlib
 import random
 import re
 from collections.abc import Sequence
-from numbers import Real
 
 import torch
 from torch import Tensor
 
-from reasoning import extract_answer, require_int, solve_chain
+from checks import (
+    require_arg_name,
+    require_choice,
+    require_int,
+    require_prob,
+    require_seed,
+    require_sequence,
+    require_str,
+)
+from reasoning import extract_answer, solve_chain
 from rewards import accuracy_reward
 
 __all__ = [
@@ -58,6 +66,7 @@ __all__ = [
     "make_trace",
     "prompt_of",
     "random_problem",
+    "require_problems",
     "write_chain",
 ]
 
@@ -79,13 +88,11 @@ _PROBLEM = re.compile(r"[0-9](?:[+-][0-9]){2,4}")
 # ---------------------------------------------------------------------------------------------
 
 
-def _require_share(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be in [0, 1], got {value}")
-    return value
+#: How many distinct held-out problems exist (of 1,684,000 problems, 3-5 operands);
+#: tests/test_bad_input.py recounts them.
+NUM_HELD_OUT = 168_792
+MAX_CONTEXT = 4096  # tokens of one training row
+MAX_BATCH = 100_000  # rows of one training batch (a (batch, context) tensor pair)
 
 
 def _require_rng(rng: object) -> random.Random:
@@ -95,13 +102,24 @@ def _require_rng(rng: object) -> random.Random:
 
 
 def _check_problem(problem: object) -> str:
-    if not isinstance(problem, str):
-        raise TypeError(f"problem must be a str, got {type(problem).__name__}")
+    require_str("problem", problem)
     if _PROBLEM.fullmatch(problem) is None:
         raise ValueError(
             f"problem must be 3-5 single digits joined by + or - (like '7+5-3'), got {problem!r}"
         )
     return problem
+
+
+def require_problems(name: str, problems: object, *, min_len: int = 0) -> list[str]:
+    """A sequence of the task's problems (``"7+5-3"``), each checked, errors naming ``name[i]``."""
+    require_arg_name("name", name)
+    out = require_sequence(name, problems, min_len=require_int("min_len", min_len, low=0))
+    for i, problem in enumerate(out):
+        try:
+            _check_problem(problem)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{name}[{i}]: {err}") from None
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,8 +129,7 @@ def _check_problem(problem: object) -> str:
 
 def encode(text: str) -> list[int]:
     """Token ids of ``text``, one per character. Every character must be in ``VOCAB``."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    require_str("text", text)
     bad = sorted({ch for ch in text if ch not in _STOI})
     if bad:
         raise ValueError(f"text contains characters outside the vocabulary {VOCAB!r}: {bad}")
@@ -122,8 +139,10 @@ def encode(text: str) -> list[int]:
 def decode(ids: Sequence[int]) -> str:
     """The text of token ids, stopping at the first EOS; PAD and BOS are dropped."""
     out = []
-    for i in ids:
-        i = int(i)
+    if isinstance(ids, Tensor):
+        ids = ids.tolist()
+    for i in require_sequence("ids", ids):
+        i = require_int("ids", i)
         if not 0 <= i < len(VOCAB):
             raise ValueError(f"ids must be in [0, {len(VOCAB)}), got {i}")
         ch = VOCAB[i]
@@ -154,8 +173,7 @@ def random_problem(rng: random.Random, split: str = "train") -> str:
     The operand count is uniform on {3, 4, 5}; problems of the other split are redrawn.
     """
     _require_rng(rng)
-    if split not in ("train", "held_out"):
-        raise ValueError(f"split must be 'train' or 'held_out', got {split!r}")
+    split = require_choice("split", split, ("train", "held_out"))
     want_held_out = split == "held_out"
     while True:
         num = rng.randint(3, 5)
@@ -168,9 +186,15 @@ def random_problem(rng: random.Random, split: str = "train") -> str:
 
 
 def held_out_problems(n: int, seed: int = 0) -> list[str]:
-    """``n`` distinct held-out problems, in a fixed order for a given seed (the eval sets)."""
-    n = require_int(n, "n", minimum=1)
-    rng = random.Random(require_int(seed, "seed"))
+    """``n`` distinct held-out problems, in a fixed order for a given seed (the eval sets).
+
+    At most ``NUM_HELD_OUT`` (168,792) exist; asking for more is refused rather than searched
+    for forever.
+    """
+    n = require_int("n", n, low=1)
+    if n > NUM_HELD_OUT:
+        raise ValueError(f"n must be <= {NUM_HELD_OUT}, the number of held-out problems, got {n}")
+    rng = random.Random(require_seed("seed", seed))
     seen: dict[str, None] = {}
     while len(seen) < n:
         seen.setdefault(random_problem(rng, "held_out"))
@@ -204,10 +228,10 @@ def write_chain(problem: str, slip_step: int | None = None, slip_delta: int = 0)
     _check_problem(problem)
     num_steps = len(problem) // 2
     if slip_step is not None:
-        require_int(slip_step, "slip_step", minimum=0)
+        require_int("slip_step", slip_step, low=0)
         if slip_step >= num_steps:
             raise ValueError(f"slip_step must be < {num_steps} for {problem!r}, got {slip_step}")
-    slip_delta = require_int(slip_delta, "slip_delta")
+    slip_delta = require_int("slip_delta", slip_delta, low=-1000, high=1000)
     if slip_step is None:
         return solve_chain(problem)
     value = int(problem[0])
@@ -232,9 +256,10 @@ def add_rechecks(chain: str, rng: random.Random, recheck_share: float, max_chars
     answer and its correctness are untouched: only the *length* of the thinking varies, which is
     what chapter 11 needs to watch an RL objective's length bias.
     """
+    require_str("chain", chain)
     _require_rng(rng)
-    recheck_share = _require_share(recheck_share, "recheck_share")
-    max_chars = require_int(max_chars, "max_chars", minimum=len(chain))
+    recheck_share = require_prob("recheck_share", recheck_share)
+    max_chars = require_int("max_chars", max_chars, low=len(chain))
     *steps, answer = chain.split(";")
     out: list[str] = []
     budget = max_chars - len(chain)
@@ -272,8 +297,10 @@ def make_trace(
     """
     _check_problem(problem)
     _require_rng(rng)
-    slip_share = _require_share(slip_share, "slip_share")
-    answer_only_share = _require_share(answer_only_share, "answer_only_share")
+    slip_share = require_prob("slip_share", slip_share)
+    answer_only_share = require_prob("answer_only_share", answer_only_share)
+    recheck_share = require_prob("recheck_share", recheck_share)
+    max_chars = require_int("max_chars", max_chars, low=0)
     if answer_only_share > 0 and rng.random() < answer_only_share:
         return "####" + answer_of(problem)
     if rng.random() < slip_share:
@@ -281,7 +308,7 @@ def make_trace(
         chain = write_chain(problem, step, rng.choice((-2, -1, 1, 2)))
     else:
         chain = write_chain(problem)
-    if _require_share(recheck_share, "recheck_share") > 0:
+    if recheck_share > 0:
         chain = add_rechecks(chain, rng, recheck_share, max_chars)
     return chain
 
@@ -293,7 +320,8 @@ def encode_example(problem: str, completion: str, context: int = 64) -> tuple[Te
     by the loss) wherever the target is part of the prompt or padding: the model is trained to
     write the completion, not the question.
     """
-    context = require_int(context, "context", minimum=2)
+    context = require_int("context", context, low=2, high=MAX_CONTEXT)
+    require_str("completion", completion)
     prompt = encode(BOS + prompt_of(problem))
     target = encode(completion + EOS)
     seq = prompt + target
@@ -308,8 +336,10 @@ def encode_example(problem: str, completion: str, context: int = 64) -> tuple[Te
 
 def batch_of(pairs: Sequence[tuple[str, str]], context: int = 64) -> tuple[Tensor, Tensor]:
     """Stack ``(problem, completion)`` pairs into a training batch ``(x, y)``, ``(B, context)``."""
-    if len(pairs) == 0:
-        raise ValueError("pairs must not be empty")
+    pairs = require_sequence("pairs", pairs, min_len=1, max_len=MAX_BATCH)
+    for pair in pairs:
+        if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise TypeError(f"pairs must hold (problem, completion) pairs, got {pair!r:.60}")
     rows = [encode_example(p, c, context) for p, c in pairs]
     return torch.stack([x for x, _ in rows]), torch.stack([y for _, y in rows])
 
@@ -328,8 +358,11 @@ def make_batch(
     Returns ``(x, y)``, both ``(batch_size, context)`` int64.
     """
     _require_rng(rng)
-    batch_size = require_int(batch_size, "batch_size", minimum=1)
-    context = require_int(context, "context", minimum=2)
+    batch_size = require_int("batch_size", batch_size, low=1, high=MAX_BATCH)
+    context = require_int("context", context, low=2, high=MAX_CONTEXT)
+    require_prob("slip_share", slip_share)
+    require_prob("recheck_share", recheck_share)
+    require_prob("answer_only_share", answer_only_share)
     pairs = []
     for _ in range(batch_size):
         problem = random_problem(rng, "train")
@@ -351,7 +384,7 @@ def grade(problem: str, completion: str) -> float:
     ``rewards.accuracy_reward`` reads the answer with ``reasoning.extract_answer`` (the number
     after the last ``####``, or failing that the last number).
     """
-    return accuracy_reward(completion, answer_of(problem))
+    return accuracy_reward(require_str("completion", completion), answer_of(problem))
 
 
 _STEP = re.compile(r"(-?[0-9]+)([+-])([0-9])=(-?[0-9]+)")
@@ -367,8 +400,7 @@ def first_slip(problem: str, chain: str) -> int | None:
     exactly ``solve_chain(problem)``.
     """
     _check_problem(problem)
-    if not isinstance(chain, str):
-        raise TypeError(f"chain must be a str, got {type(chain).__name__}")
+    require_str("chain", chain)
     if chain == solve_chain(problem):
         return None
     value = int(problem[0])

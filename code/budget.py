@@ -16,10 +16,19 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from arithmetic_task import VOCAB, grade, prompt_of
+from arithmetic_task import VOCAB, grade, prompt_of, require_problems
+from checks import (
+    require_choice,
+    require_float,
+    require_int,
+    require_seed,
+    require_sequence,
+    require_str,
+)
 from tiny_gpt import TinyGPT, sample
 
 MARKER = "####"
+MODES = ("cut", "extend")
 _HASH = VOCAB.index("#")
 
 
@@ -30,10 +39,8 @@ def budget_hook(budget: int, mode: str = "cut"):
     write `####` now. `mode="extend"`: before step `budget`, `#` is forbidden (keep thinking);
     from then on the row is cut as above.
     """
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise ValueError(f"budget must be a non-negative int, got {budget!r}")
-    if mode not in ("cut", "extend"):
-        raise ValueError(f"mode must be 'cut' or 'extend', got {mode!r}")
+    budget = require_int("budget", budget, low=0)
+    mode = require_choice("mode", mode, MODES)
 
     def hook(t: int, logp: Tensor, tokens: Tensor) -> Tensor:
         hashes = (tokens == _HASH).sum(dim=1)  # marker characters written so far, per row
@@ -53,8 +60,7 @@ def budget_hook(budget: int, mode: str = "cut"):
 
 def thinking_ledger(completion: str) -> tuple[int, int]:
     """(thinking tokens, answer tokens) of a chain: characters before / after the `####`."""
-    if not isinstance(completion, str):
-        raise TypeError(f"completion must be a str, got {type(completion).__name__}")
+    require_str("completion", completion)
     head, marker, tail = completion.partition(MARKER)
     if not marker:
         return len(completion), 0
@@ -75,8 +81,13 @@ def accuracy_vs_budget(
     Returns records {"budget", "mode", "accuracy", "thinking_tokens", "answer_tokens"}, the
     token counts averaged over problems.
     """
-    if not problems:
-        raise ValueError("problems must not be empty")
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
+    problems = require_problems("problems", problems, min_len=1)
+    budgets = [require_int("budgets", b, low=0) for b in require_sequence("budgets", budgets)]
+    mode = require_choice("mode", mode, MODES)
+    temperature = require_float("temperature", temperature, low=0.0)
+    seed = require_seed("seed", seed)
     prompts = [prompt_of(p) for p in problems]
     rows = []
     for budget in budgets:

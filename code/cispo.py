@@ -30,8 +30,16 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from dapo import _check_tensor  # one finite-tensor check for the clipped objectives
+from checks import (
+    require_float,
+    require_int,
+    require_open_unit,
+    require_sequence,
+    require_tensor,
+)
 from grpo import grpo_surrogate, token_ratios
+
+MAX_POINTS = 1_000_000  # points of a plotted curve
 
 __all__ = [
     "importance_ratios",
@@ -81,25 +89,16 @@ WALL_MARGIN = 1e-5
 
 def _check_eps(name: str, value: Any, *, lower: bool, allow_none: bool = False) -> float | None:
     """A lower-side eps must be in (0, 1) (so ``1 - eps`` is a positive ratio); an upper one > 0."""
-    if value is None:
-        if allow_none:
-            return None
-        raise TypeError(f"{name} must be a real number, got None")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    if lower and not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be in (0, 1), got {value}")
-    if not lower and not value > 0.0:
-        raise ValueError(f"{name} must be > 0, got {value}")
-    return value
+    if value is None and allow_none:
+        return None
+    if lower:
+        return require_open_unit(name, value)
+    return require_float(name, value, low=0.0, low_open=True)
 
 
 def _check_pair(logp_new: Any, logp_old: Any) -> tuple[Tensor, Tensor]:
-    logp_new = _check_tensor("logp_new", logp_new)
-    logp_old = _check_tensor("logp_old", logp_old)
+    logp_new = require_tensor("logp_new", logp_new, dtype="float")
+    logp_old = require_tensor("logp_old", logp_old, dtype="float")
     if logp_new.dim() not in (1, 2):
         raise ValueError(f"logp_new must be 1-D or 2-D, got shape {tuple(logp_new.shape)}")
     if logp_old.shape != logp_new.shape:
@@ -112,7 +111,7 @@ def _check_pair(logp_new: Any, logp_old: Any) -> tuple[Tensor, Tensor]:
 
 def _check_adv(adv: Any, shape: torch.Size) -> Tensor:
     """A scalar, a per-token tensor of ``shape``, or per-response ``(G,)`` for ``(G, T)``."""
-    adv = _check_tensor("adv", adv)
+    adv = require_tensor("adv", adv, dtype="float")
     if adv.dim() == 0 or adv.shape == shape:
         return adv.detach()
     if len(shape) == 2 and adv.shape == shape[:1]:
@@ -191,7 +190,7 @@ def clipped_is_weight(ratio: Tensor, eps_high: float = 0.2, eps_low: float | Non
     """
     high = _check_eps("eps_high", eps_high, lower=False)
     low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
-    ratio = _check_tensor("ratio", ratio)
+    ratio = require_tensor("ratio", ratio, dtype="float")
     if bool((ratio < 0).any()):
         raise ValueError("ratio must be non-negative")
     floor = None if low is None else 1.0 - low
@@ -253,7 +252,7 @@ def ppo_clip_mask(
     """
     high = _check_eps("eps_high", eps_high, lower=False)
     low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
-    ratio = _check_tensor("ratio", ratio).detach()
+    ratio = require_tensor("ratio", ratio, dtype="float").detach()
     if ratio.dim() not in (1, 2):
         raise ValueError(f"ratio must be 1-D or 2-D, got shape {tuple(ratio.shape)}")
     adv = _check_adv(adv, ratio.shape)
@@ -375,11 +374,8 @@ def cispo_gradient_coefficient(
     """
     high = _check_eps("eps_high", eps_high, lower=False)
     low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
-    for name, v in (("ratio", ratio), ("adv", adv)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ValueError(f"{name} must be a finite real number, got {v!r}")
-    if ratio < 0:
-        raise ValueError(f"ratio must be non-negative, got {ratio}")
+    ratio = require_float("ratio", ratio, low=0.0)
+    adv = require_float("adv", adv)
     r_hat = min(float(ratio), 1.0 + high)
     if low is not None:
         r_hat = max(r_hat, 1.0 - low)
@@ -396,7 +392,14 @@ def fork_eps_needed(tokens: tuple[Token, ...] = REFLECTION_TOKENS) -> float:
     when ``eps >= max r - 1``; nothing needs to be searched for. Rounded to 12 decimals so the
     float subtraction's last bit does not show.
     """
-    ratios = [float(r) for _, r, a, fork in tokens if fork and a > 0]
+    rows = [require_sequence("tokens", t) for t in require_sequence("tokens", tokens)]
+    if any(len(t) != 4 for t in rows):
+        raise ValueError("tokens must hold (label, ratio, advantage, is_fork) tuples")
+    ratios = [
+        require_float("tokens", r, low=0.0, low_open=True)
+        for _, r, a, fork in rows
+        if fork and require_float("tokens", a) > 0
+    ]
     if not ratios:
         raise ValueError("tokens must contain at least one fork token with a positive advantage")
     return round(max(ratios) - 1.0, 12)
@@ -490,11 +493,11 @@ def cliff_vs_plateau_curve(
     Returns:
         Records ``{"ratio", "grpo", "cispo"}``.
     """
-    high = _check_eps("eps_high", eps_high, lower=False)
-    if isinstance(num_points, bool) or not isinstance(num_points, int):
-        raise TypeError(f"num_points must be an int, got {type(num_points).__name__}")
-    if num_points < 2:
-        raise ValueError(f"num_points must be >= 2, got {num_points}")
+    # eps_high is also GRPO's clip width here, so (0, 1) like every clip width.
+    high = _check_eps("eps_high", eps_high, lower=True)
+    num_points = require_int("num_points", num_points, low=2, high=MAX_POINTS)
+    ratio_min = require_float("ratio_min", ratio_min, low=0.0, low_open=True)
+    ratio_max = require_float("ratio_max", ratio_max)
     if not 0.0 < ratio_min < ratio_max or not math.isfinite(ratio_max):
         raise ValueError(
             f"need 0 < ratio_min < ratio_max, got ratio_min={ratio_min}, ratio_max={ratio_max}"

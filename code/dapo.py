@@ -19,14 +19,33 @@ The GRPO pieces (the group-relative advantage, the symmetric clipped surrogate) 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from grpo import clipped_surrogate_terms, grpo_surrogate, token_ratios
+from checks import (
+    require_advantages,
+    require_callable,
+    require_float,
+    require_int,
+    require_open_unit,
+    require_prob,
+    require_same_shape,
+    require_sequence,
+    require_tensor,
+)
+from grpo import clipped_surrogate_terms, grpo_surrogate
+
+# Size caps of the demonstrations (the chapter's use a few dozen points and tokens); past them
+# a call would run for minutes or allocate gigabytes.
+MAX_POINTS = 1_000_000
+MAX_RECORDS = 1_000_000
+MAX_GROUP = 1_000_000
+MAX_GROUPS = 1_000_000
+MAX_ROUNDS = 10_000_000
+MAX_TOKENS = 1_000_000
 
 __all__ = [
     "clipped_objective_terms",
@@ -49,58 +68,16 @@ __all__ = [
 # ----------------------------------------------------------------------------- validation
 
 
-def _check_real(name: str, value: Any) -> float:
-    """Return ``value`` as a float, rejecting bools, non-numbers and NaN/inf."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
-
-
 def _check_clip(clip_low: Any, clip_high: Any) -> tuple[float, float]:
     """Both clip widths must lie in (0, 1), as ``grpo.clipped_surrogate_terms`` requires."""
-    low = _check_real("clip_low", clip_low)
-    high = _check_real("clip_high", clip_high)
-    if not 0.0 < low < 1.0:
-        raise ValueError(f"clip_low must be in (0, 1), got {low}")
-    if not 0.0 < high < 1.0:
-        raise ValueError(f"clip_high must be in (0, 1), got {high}")
-    return low, high
+    return require_open_unit("clip_low", clip_low), require_open_unit("clip_high", clip_high)
 
 
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _check_tensor(name: str, value: Any) -> Tensor:
-    """A non-empty floating tensor with no NaN or inf (a NaN log-prob must not become a loss)."""
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
-    if not value.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
-    if value.numel() == 0:
-        raise ValueError(f"{name} must not be empty")
-    if not bool(torch.isfinite(value).all()):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return value
-
-
-def _broadcast_adv(adv: Tensor, shape: torch.Size) -> Tensor:
-    """Accept a scalar, a tensor shaped like the log-probs, or ``(G,)`` for ``(G, T)`` ones."""
-    if adv.dim() == 0 or adv.shape == shape:
-        return adv
-    if len(shape) == 2 and adv.shape == shape[:1]:
-        return adv.unsqueeze(1)
-    raise ValueError(
-        f"adv must be a scalar, shaped like logp_new {tuple(shape)}, or (G,) for (G, T) "
-        f"log-probs; got {tuple(adv.shape)}"
-    )
+def _int_list(name: str, values: object, high: int) -> list[int]:
+    """A non-empty sequence of ints in [1, high]."""
+    return [
+        require_int(name, v, low=1, high=high) for v in require_sequence(name, values, min_len=1)
+    ]
 
 
 # ----------------------------------------------------------------------------- Clip-Higher
@@ -132,18 +109,17 @@ def clipped_objective_terms(
         Tensor shaped like ``logp_new`` of per-token objective terms.
     """
     low, high = _check_clip(clip_low, clip_high)
-    logp_new = _check_tensor("logp_new", logp_new)
-    logp_old = _check_tensor("logp_old", logp_old)
-    adv = _check_tensor("adv", adv)
-    if logp_new.dim() not in (1, 2):
-        raise ValueError(f"logp_new must be 1-D or 2-D, got shape {tuple(logp_new.shape)}")
-    if logp_old.shape != logp_new.shape:
-        raise ValueError(
-            f"logp_old must have the shape of logp_new {tuple(logp_new.shape)}, "
-            f"got {tuple(logp_old.shape)}"
-        )
-    adv = _broadcast_adv(adv, logp_new.shape)
-    ratio = token_ratios(logp_new, logp_old.detach())
+    logp_new = require_tensor("logp_new", logp_new, ndim=(1, 2), dtype="float")
+    logp_old = require_tensor("logp_old", logp_old, dtype="float")
+    require_same_shape("logp_old", logp_old, "logp_new", logp_new)
+    adv = require_advantages("adv", adv, logp_new.shape, broadcast=False)
+    return _terms(logp_new, logp_old, adv, low, high)
+
+
+def _terms(logp_new: Tensor, logp_old: Tensor, adv: Tensor, low: float, high: float) -> Tensor:
+    """The clipped terms on checked inputs (GRPO's ratio and pessimistic min)."""
+    # grpo.token_ratios' exp(new - old), here on inputs already checked by the caller.
+    ratio = torch.exp(logp_new - logp_old.detach())
     return clipped_surrogate_terms(ratio, adv, low, high)
 
 
@@ -158,10 +134,8 @@ def clip_gradient_coefficient(
     ``clip_higher_curve`` reads the same numbers off autograd.
     """
     low, high = _check_clip(clip_low, clip_high)
-    r = _check_real("ratio", ratio)
-    a = _check_real("adv", adv)
-    if r <= 0.0:
-        raise ValueError(f"ratio must be > 0, got {r}")
+    r = require_float("ratio", ratio, low=0.0, low_open=True)
+    a = require_float("adv", adv)
     if (a > 0 and r > 1.0 + high) or (a < 0 and r < 1.0 - low):
         return 0.0
     return a * r
@@ -177,25 +151,25 @@ def _check_ragged(
     for name, seq in (("logp_new_list", logp_new_list), ("logp_old_list", logp_old_list)):
         if isinstance(seq, Tensor) and seq.dim() != 2:
             raise ValueError(f"{name} as a tensor must be 2-D (G, T), got {tuple(seq.shape)}")
-        if not isinstance(seq, (Sequence, Tensor)):
-            raise TypeError(f"{name} must be a sequence of 1-D tensors, got {type(seq).__name__}")
-    new, old = list(logp_new_list), list(logp_old_list)
-    if len(new) == 0:
-        raise ValueError("logp_new_list must contain at least one response (empty group)")
+    new = require_sequence("logp_new_list", logp_new_list, min_len=1)
+    old = require_sequence("logp_old_list", logp_old_list)
     if len(old) != len(new):
         raise ValueError(
             f"logp_old_list must have one entry per response ({len(new)}), got {len(old)}"
         )
     if not isinstance(adv, Tensor):
-        adv = torch.as_tensor(adv, dtype=torch.get_default_dtype())
-    adv = _check_tensor("adv", adv)
+        adv = torch.tensor(
+            [require_float("adv", a) for a in require_sequence("adv", adv)],
+            dtype=torch.get_default_dtype(),
+        )
+    adv = require_tensor("adv", adv, dtype="float")
     if adv.shape != (len(new),):
         raise ValueError(
             f"adv must hold one advantage per response, shape ({len(new)},), got {tuple(adv.shape)}"
         )
     for i, (n, o) in enumerate(zip(new, old, strict=True)):
-        _check_tensor(f"logp_new_list[{i}]", n)
-        _check_tensor(f"logp_old_list[{i}]", o)
+        require_tensor(f"logp_new_list[{i}]", n, dtype="float")
+        require_tensor(f"logp_old_list[{i}]", o, dtype="float")
         if n.dim() != 1:
             raise ValueError(f"logp_new_list[{i}] must be 1-D, got shape {tuple(n.shape)}")
         if o.shape != n.shape:
@@ -228,10 +202,8 @@ def dapo_surrogate(
         A scalar loss tensor.
     """
     new, old, adv = _check_ragged(logp_new_list, logp_old_list, adv)
-    terms = [
-        clipped_objective_terms(n, o, a, clip_low, clip_high)
-        for n, o, a in zip(new, old, adv, strict=True)
-    ]
+    low, high = _check_clip(clip_low, clip_high)
+    terms = [_terms(n, o, a, low, high) for n, o, a in zip(new, old, adv, strict=True)]
     total_tokens = sum(t.numel() for t in terms)
     return -torch.cat(terms).sum() / total_tokens
 
@@ -249,10 +221,8 @@ def sample_mean_loss(
     ``dapo_surrogate``; equal to it exactly when all responses share one length.
     """
     new, old, adv = _check_ragged(logp_new_list, logp_old_list, adv)
-    means = [
-        clipped_objective_terms(n, o, a, clip_low, clip_high).mean()
-        for n, o, a in zip(new, old, adv, strict=True)
-    ]
+    low, high = _check_clip(clip_low, clip_high)
+    means = [_terms(n, o, a, low, high).mean() for n, o, a in zip(new, old, adv, strict=True)]
     return -torch.stack(means).mean()
 
 
@@ -273,12 +243,11 @@ def group_is_effective(rewards: Tensor | Sequence[float]) -> bool:
         rewards: 1-D rewards of one group, ``G >= 1`` entries.
     """
     if not isinstance(rewards, Tensor):
-        rewards = torch.as_tensor(rewards, dtype=torch.get_default_dtype())
-    if rewards.dim() != 1:
-        raise ValueError(f"rewards must be 1-D (one group), got shape {tuple(rewards.shape)}")
-    if not rewards.is_floating_point():
-        rewards = rewards.to(torch.get_default_dtype())
-    rewards = _check_tensor("rewards", rewards)
+        rewards = torch.tensor(
+            [require_float("rewards", r) for r in require_sequence("rewards", rewards)],
+            dtype=torch.get_default_dtype(),
+        )
+    rewards = require_tensor("rewards", rewards, ndim=1)
     return bool((rewards != rewards[0]).any())
 
 
@@ -288,10 +257,8 @@ def wasted_fraction(p: float, G: int) -> float:
     ``P(all correct) + P(all wrong) = p**G + (1 - p)**G`` -- the share of groups whose advantage is
     exactly zero, which Dynamic Sampling discards.
     """
-    p = _check_real("p", p)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must be in [0, 1], got {p}")
-    G = _check_int("G", G, 1)
+    p = require_prob("p", p)
+    G = require_int("G", G, low=1)  # closed form: any G is cheap
     return p**G + (1.0 - p) ** G
 
 
@@ -321,10 +288,9 @@ def dynamic_sample(
     Returns:
         ``{"groups": [kept reward tensors], "rounds": rollouts drawn, "discarded": count}``.
     """
-    if not callable(sample_group_fn):
-        raise TypeError(f"sample_group_fn must be callable, got {type(sample_group_fn).__name__}")
-    target_groups = _check_int("target_groups", target_groups, 1)
-    max_rounds = _check_int("max_rounds", max_rounds, 1)
+    require_callable("sample_group_fn", sample_group_fn)
+    target_groups = require_int("target_groups", target_groups, low=1, high=MAX_GROUPS)
+    max_rounds = require_int("max_rounds", max_rounds, low=1, high=MAX_ROUNDS)
     groups: list[Tensor] = []
     rounds = discarded = 0
     while len(groups) < target_groups:
@@ -366,13 +332,9 @@ def overlong_penalty(length: int | float, max_len: int = 20480, cache_len: int =
         max_len: the length cap ``L_max`` (> 0).
         cache_len: the ramp width ``L_cache``, in ``(0, max_len]``.
     """
-    length = _check_real("length", length)
-    if length < 0:
-        raise ValueError(f"length must be >= 0, got {length}")
-    max_len_f = _check_real("max_len", max_len)
-    if max_len_f <= 0:
-        raise ValueError(f"max_len must be > 0, got {max_len}")
-    cache = _check_real("cache_len", cache_len)
+    length = require_float("length", length, low=0.0)
+    max_len_f = require_float("max_len", max_len, low=0.0, low_open=True)
+    cache = require_float("cache_len", cache_len)
     if not 0.0 < cache <= max_len_f:
         raise ValueError(f"cache_len must be in (0, max_len={max_len}], got {cache_len}")
     start = max_len_f - cache
@@ -394,12 +356,10 @@ def demonstrate_dynamic_sampling(
     Returns:
         Records ``{"p", "group_size", "wasted", "kept"}`` (one per ``p`` and ``G``).
     """
-    num_points = _check_int("num_points", num_points, 2)
-    if isinstance(group_sizes, (str, bytes)) or not isinstance(group_sizes, Sequence):
-        raise TypeError(f"group_sizes must be a sequence of ints, got {type(group_sizes).__name__}")
-    if len(group_sizes) == 0:
-        raise ValueError("group_sizes must not be empty")
-    sizes = [_check_int("group_sizes[i]", G, 1) for G in group_sizes]
+    num_points = require_int("num_points", num_points, low=2, high=MAX_POINTS)
+    sizes = _int_list("group_sizes", group_sizes, MAX_GROUP)
+    if len(sizes) * num_points > MAX_RECORDS:
+        raise ValueError(f"group_sizes x num_points must be <= {MAX_RECORDS} records")
     records: list[dict[str, float | int]] = []
     for G in sizes:
         for k in range(num_points):
@@ -428,11 +388,9 @@ def demonstrate_token_level(
         Records ``{"length", "sample_weight", "token_weight", "sample_per_token",
         "token_per_token"}``, one per response.
     """
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence):
-        raise TypeError(f"lengths must be a sequence of ints, got {type(lengths).__name__}")
-    if len(lengths) == 0:
-        raise ValueError("lengths must not be empty")
-    lens = [_check_int("lengths[i]", n, 1) for n in lengths]
+    lens = _int_list("lengths", lengths, MAX_TOKENS)
+    if sum(lens) > MAX_TOKENS:
+        raise ValueError(f"lengths must add up to <= {MAX_TOKENS} tokens, got {sum(lens)}")
     adv = torch.ones(len(lens), dtype=torch.float64)
 
     def response_weights(loss_fn: Callable[..., Tensor]) -> list[float]:
@@ -470,7 +428,7 @@ def demonstrate_overlong(
     Returns:
         Records ``{"length", "penalty", "hard_penalty"}`` with integer lengths.
     """
-    num_points = _check_int("num_points", num_points, 2)
+    num_points = require_int("num_points", num_points, low=2, high=MAX_POINTS)
     overlong_penalty(0, max_len, cache_len)  # validates max_len and cache_len
     top = max_len + cache_len
     records: list[dict[str, float | int]] = []
@@ -510,9 +468,9 @@ def clip_higher_curve(
         Records ``{"ratio", "grpo_grad", "dapo_grad", "grpo_grad_neg", "dapo_grad_neg"}``.
     """
     low, high = _check_clip(clip_low, clip_high)
-    num_points = _check_int("num_points", num_points, 2)
-    r_lo = _check_real("ratio_min", ratio_min)
-    r_hi = _check_real("ratio_max", ratio_max)
+    num_points = require_int("num_points", num_points, low=2, high=MAX_POINTS)
+    r_lo = require_float("ratio_min", ratio_min)
+    r_hi = require_float("ratio_max", ratio_max)
     if not 0.0 < r_lo < r_hi:
         raise ValueError(f"need 0 < ratio_min < ratio_max, got ratio_min={r_lo}, ratio_max={r_hi}")
     step = (r_hi - r_lo) / (num_points - 1)

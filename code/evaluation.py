@@ -12,10 +12,10 @@ compute the *exact* probability that a random size-k subset of them would have s
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from numbers import Integral
 
 import numpy as np
 
+from checks import require_float, require_int, require_seed, require_sequence, require_str
 from reasoning import plurality_is_correct, vote_distribution
 
 __all__ = [
@@ -34,18 +34,18 @@ __all__ = [
 ]
 
 
-def _require_int(value: object, name: str) -> int:
-    """Return ``value`` as an int; TypeError (naming it) if it is not an integer."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    return int(value)
+# Size caps. pass@k is a product over c terms and cons@k a dynamic program whose exact integer
+# arithmetic grows with the counts; past these a call would run for minutes.
+MAX_SAMPLES = 10_000_000  # n of pass@k (a vector of c floats)
+MAX_VOTES = 10_000  # samples behind one cons@k (exact big-integer binomials)
+MAX_CELLS = 50_000_000  # elements of a simulated (problems, paths, n) array
+MAX_CHAIN = 10**9  # chain_tokens of derail_probability (closed form; only a sanity bound)
 
 
 def _check_samples(n: object, c: object) -> tuple[int, int]:
     """Validate a problem's sample count n >= 1 and correct count 0 <= c <= n."""
-    n, c = _require_int(n, "n"), _require_int(c, "c")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    n = require_int("n", n, low=1, high=MAX_SAMPLES)
+    c = require_int("c", c)
     if not 0 <= c <= n:
         raise ValueError(f"c must be in [0, n] = [0, {n}], got {c}")
     return n, c
@@ -70,7 +70,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     so the result is exactly 1.0. pass@1 = c / n, plain accuracy.
     """
     n, c = _check_samples(n, c)
-    k = _require_int(k, "k")
+    k = require_int("k", k)
     if not 1 <= k <= n:
         raise ValueError(f"k must be in [1, n] = [1, {n}], got {k}")
     if n - c < k:
@@ -90,12 +90,20 @@ def naive_pass_at_k(n: int, c: int, k: int) -> float:
     the true pass@k on average; ``pass_at_k`` is unbiased.
     """
     n, c = _check_samples(n, c)
-    k = _require_int(k, "k")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+    k = require_int("k", k, low=1)  # closed form: any k is cheap
     if c == n:
         return 1.0
     return -math.expm1(k * math.log1p(-c / n))
+
+
+def _per_item(name: str, i: int, fn, *args) -> float:
+    """``fn(*args)`` for item ``i`` of a benchmark; an error names ``name[i]`` (or ``k``)."""
+    try:
+        return fn(*args)
+    except (TypeError, ValueError) as err:
+        if str(err).startswith("k "):
+            raise
+        raise type(err)(f"{name}[{i}]: {err}") from None
 
 
 def mean_pass_at_k(results: Iterable[tuple[int, int]], k: int) -> float:
@@ -106,10 +114,10 @@ def mean_pass_at_k(results: Iterable[tuple[int, int]], k: int) -> float:
     if isinstance(results, str) or not isinstance(results, Iterable):
         raise TypeError(f"results must be an iterable of (n, c) pairs, got {type(results)}")
     scores = []
-    for pair in results:
+    for i, pair in enumerate(results):
         if not isinstance(pair, Sequence) or len(pair) != 2:
             raise TypeError(f"results must contain (n, c) pairs, got {pair!r}")
-        scores.append(pass_at_k(pair[0], pair[1], k))
+        scores.append(_per_item("results", i, pass_at_k, pair[0], pair[1], k))
     if not scores:
         raise ValueError("results must contain at least one problem")
     return math.fsum(scores) / len(scores)
@@ -140,24 +148,25 @@ def cons_at_k_counts(counts: Mapping[str, int], correct: str, k: int, num_none: 
     """
     if not isinstance(counts, Mapping):
         raise TypeError(f"counts must be a mapping answer -> count, got {type(counts).__name__}")
-    if not isinstance(correct, str):
-        raise TypeError(f"correct must be a str, got {type(correct).__name__}")
+    correct = require_str("correct", correct)
     sizes: dict[str, int] = {}
     for answer, count in counts.items():
         if not isinstance(answer, str):
             raise TypeError(f"counts keys must be str, got {type(answer).__name__}")
-        count = _require_int(count, "counts")
+        count = require_int("counts", count)
         if count < 0:
             raise ValueError(f"counts must be >= 0, got {count} for {answer!r}")
         if count > 0:
             sizes[answer] = count
-    num_none = _require_int(num_none, "num_none")
+    num_none = require_int("num_none", num_none)
     if num_none < 0:
         raise ValueError(f"num_none must be >= 0, got {num_none}")
     n = sum(sizes.values()) + num_none
     if n < 1:
         raise ValueError("counts and num_none must describe at least one sample")
-    k = _require_int(k, "k")
+    if n > MAX_VOTES:
+        raise ValueError(f"counts and num_none describe {n} samples, more than {MAX_VOTES}")
+    k = require_int("k", k)
     if not 1 <= k <= n:
         raise ValueError(f"k must be in [1, n] = [1, {n}], got {k}")
 
@@ -190,13 +199,12 @@ def cons_at_k(answers: Sequence[str | None], correct: str, k: int) -> float:
     ``correct``; see ``cons_at_k_counts``. With k = n and no tie at the top this is
     ``float(majority_vote(answers) == correct)``; with a tie, the average of that over orders.
     """
-    if isinstance(answers, str) or not isinstance(answers, Iterable):
-        raise TypeError(f"answers must be a sequence of str | None, got {type(answers).__name__}")
-    answers = list(answers)
+    answers = require_sequence("answers", answers, max_len=MAX_VOTES)
     counts = vote_distribution(answers)  # also checks every entry is a str or None
     num_none = sum(answer is None for answer in answers)
     if not answers:
         raise ValueError("answers must contain at least one sample")
+    correct = require_str("correct", correct)
     return cons_at_k_counts(counts, correct, k, num_none=num_none)
 
 
@@ -207,10 +215,10 @@ def mean_cons_at_k(benchmark: Iterable[tuple[Sequence[str | None], str]], k: int
             f"benchmark must be an iterable of (answers, correct) pairs, got {type(benchmark)}"
         )
     scores = []
-    for pair in benchmark:
+    for i, pair in enumerate(benchmark):
         if not isinstance(pair, Sequence) or len(pair) != 2:
             raise TypeError(f"benchmark must contain (answers, correct) pairs, got {pair!r}")
-        scores.append(cons_at_k(pair[0], pair[1], k))
+        scores.append(_per_item("benchmark", i, cons_at_k, pair[0], pair[1], k))
     if not scores:
         raise ValueError("benchmark must contain at least one problem")
     return math.fsum(scores) / len(scores)
@@ -228,17 +236,27 @@ def mean_cons_at_k(benchmark: Iterable[tuple[Sequence[str | None], str]], k: int
 # in the chain) and a derailed chain ends with no answer.
 
 
+def _real_array(name: str, logits: object) -> np.ndarray:
+    """A non-empty finite real array (at least 1-D: softmax needs an axis)."""
+    if isinstance(logits, (str, bytes)) or logits is None:
+        raise TypeError(f"{name} must be an array of numbers, got {type(logits).__name__}")
+    try:
+        out = np.asarray(logits, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be an array of numbers, got {type(logits).__name__}"
+        ) from None
+    if out.ndim == 0 or out.size == 0:
+        raise ValueError(f"{name} must be a non-empty array, got shape {out.shape}")
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} must be finite")
+    return out
+
+
 def temperature_probs(logits: np.ndarray, temperature: float) -> np.ndarray:
     """softmax(logits / T) over the last axis; T = 0 is greedy decoding (all mass on the argmax)."""
-    logits = np.asarray(logits, dtype=float)
-    if not np.all(np.isfinite(logits)):
-        raise ValueError("logits must be finite")
-    if (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, (int, float))
-        or temperature < 0
-    ):
-        raise ValueError(f"temperature must be a number >= 0, got {temperature!r}")
+    logits = _real_array("logits", logits)
+    temperature = require_float("temperature", temperature, low=0.0)
     if temperature == 0:
         greedy = np.zeros_like(logits)
         np.put_along_axis(greedy, logits.argmax(axis=-1)[..., None], 1.0, axis=-1)
@@ -257,8 +275,10 @@ def derail_probability(
     each step goes wrong with probability J e^(-gap/T) / (1 + J e^(-gap/T)): negligible when cool,
     nearly certain over a long chain when hot. Greedy decoding never derails.
     """
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    temperature = require_float("temperature", temperature, low=0.0)
+    chain_tokens = require_int("chain_tokens", chain_tokens, low=0, high=MAX_CHAIN)
+    junk_tokens = require_int("junk_tokens", junk_tokens, low=0)
+    junk_gap = require_float("junk_gap", junk_gap, low=0.0)
     if temperature == 0:
         return 0.0
     junk = junk_tokens * math.exp(-junk_gap / temperature)
@@ -274,12 +294,14 @@ def make_toy_benchmark(
     others land on one of the num_answers - 1 wrong answers. Path logits are N(0, 1), plus 0.3
     for right paths. Returns {"logits": (problems, paths), "answers": (problems, paths)}.
     """
-    num_problems = _require_int(num_problems, "num_problems")
-    num_paths = _require_int(num_paths, "num_paths")
-    num_answers = _require_int(num_answers, "num_answers")
+    num_problems = require_int("num_problems", num_problems)
+    num_paths = require_int("num_paths", num_paths)
+    num_answers = require_int("num_answers", num_answers)
     if num_problems < 1 or num_paths < 1 or num_answers < 2:
         raise ValueError("need num_problems >= 1, num_paths >= 1 and num_answers >= 2")
-    rng = np.random.default_rng(_require_int(seed, "seed"))
+    if num_problems * num_paths > MAX_CELLS:
+        raise ValueError(f"num_problems x num_paths must be <= {MAX_CELLS}")
+    rng = np.random.default_rng(require_seed("seed", seed))
     share = rng.beta(2.0, 2.0, size=num_problems)
     right = rng.random((num_problems, num_paths)) < share[:, None]
     answers = np.where(right, 0, rng.integers(1, num_answers, size=(num_problems, num_paths)))
@@ -291,11 +313,38 @@ def sample_answers(
     benchmark: Mapping[str, np.ndarray], temperature: float, n: int, rng: np.random.Generator
 ) -> np.ndarray:
     """n sampled final answers per problem at temperature T; -1 marks a derailed chain."""
-    probs = temperature_probs(benchmark["logits"], temperature)
+    logits, labels = _check_benchmark(benchmark)
+    n = require_int("n", n, low=1)
+    if logits.size * n > MAX_CELLS:
+        raise ValueError(f"n x the benchmark's paths must be <= {MAX_CELLS}, got n={n}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    return _sample_answers(
+        logits, labels, require_float("temperature", temperature, low=0.0), n, rng
+    )
+
+
+def _check_benchmark(benchmark: object) -> tuple[np.ndarray, np.ndarray]:
+    """``{"logits": (problems, paths) finite, "answers": same-shape int labels >= 0}``."""
+    if not isinstance(benchmark, Mapping) or not {"logits", "answers"} <= set(benchmark):
+        raise TypeError("benchmark must be a mapping with 'logits' and 'answers' arrays")
+    logits = _real_array("benchmark['logits']", benchmark["logits"])
+    labels = benchmark["answers"]
+    if not isinstance(labels, np.ndarray) or labels.dtype.kind not in "iu":
+        raise TypeError("benchmark['answers'] must be an integer numpy array")
+    if logits.ndim != 2 or labels.shape != logits.shape:
+        raise ValueError("benchmark's logits and answers must share one (problems, paths) shape")
+    if labels.min() < 0:
+        raise ValueError("benchmark['answers'] must be labels >= 0")
+    return logits, labels
+
+
+def _sample_answers(logits, labels, temperature, n, rng) -> np.ndarray:
+    probs = temperature_probs(logits, temperature)
     cdf = np.cumsum(probs, axis=1)
     cdf[:, -1] = 1.0
     paths = (rng.random((probs.shape[0], n))[:, :, None] > cdf[:, None, :]).sum(axis=2)
-    answers = np.take_along_axis(benchmark["answers"], paths, axis=1)
+    answers = np.take_along_axis(labels, paths, axis=1)
     derailed = rng.random(answers.shape) < derail_probability(temperature)
     return np.where(derailed, -1, answers)
 
@@ -322,6 +371,18 @@ def bootstrap_interval(
     per_problem: np.ndarray, rng: np.random.Generator, num_bootstrap: int
 ) -> tuple[float, float]:
     """95% percentile interval of the benchmark mean, resampling problems with replacement."""
+    per_problem = np.asarray(_real_array("per_problem", per_problem))
+    if per_problem.ndim != 1:
+        raise ValueError(f"per_problem must be 1-D, got shape {per_problem.shape}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    num_bootstrap = require_int("num_bootstrap", num_bootstrap, low=1)
+    if num_bootstrap * len(per_problem) > MAX_CELLS:
+        raise ValueError(f"num_bootstrap x len(per_problem) must be <= {MAX_CELLS}")
+    return _bootstrap(per_problem, rng, num_bootstrap)
+
+
+def _bootstrap(per_problem: np.ndarray, rng: np.random.Generator, num_bootstrap: int):
     idx = rng.integers(0, len(per_problem), size=(num_bootstrap, len(per_problem)))
     lo, hi = np.percentile(per_problem[idx].mean(axis=1), [2.5, 97.5])
     return float(lo), float(hi)
@@ -341,14 +402,25 @@ def benchmark_curves(
     unbiased estimator (`pass_at_k`) and cons@k by voting over random k-subsets. Returns records
     {"temperature", "metric" ("pass@k" | "cons@k"), "k", "value", "lo", "hi"}.
     """
-    n = _require_int(n, "n")
-    if any(_require_int(k, "k") < 1 or k > n for k in ks):
-        raise ValueError(f"every k must be in [1, n={n}], got {list(ks)}")
-    num_labels = int(benchmark["answers"].max()) + 1
-    rng = np.random.default_rng(_require_int(seed, "seed"))
+    logits, labels = _check_benchmark(benchmark)
+    n = require_int("n", n, low=1)
+    if logits.size * n > MAX_CELLS:
+        raise ValueError(f"n x the benchmark's paths must be <= {MAX_CELLS}, got n={n}")
+    ks = require_sequence("ks", ks)
+    if any(require_int("ks", k) < 1 or k > n for k in ks):
+        raise ValueError(f"every k in ks must be in [1, n={n}], got {list(ks)}")
+    temperatures = [
+        require_float("temperatures", t, low=0.0)
+        for t in require_sequence("temperatures", temperatures)
+    ]
+    num_bootstrap = require_int("num_bootstrap", num_bootstrap, low=1)
+    if num_bootstrap * len(logits) > MAX_CELLS:
+        raise ValueError(f"num_bootstrap x problems must be <= {MAX_CELLS}")
+    num_labels = int(labels.max()) + 1
+    rng = np.random.default_rng(require_seed("seed", seed))
     rows = []
     for temperature in temperatures:
-        answers = sample_answers(benchmark, temperature, n, rng)
+        answers = _sample_answers(logits, labels, temperature, n, rng)
         correct = (answers == 0).sum(axis=1)
         for k in ks:
             per_problem = {
@@ -356,7 +428,7 @@ def benchmark_curves(
                 "cons@k": _cons_at_k_per_problem(answers, k, num_labels, rng),
             }
             for metric, values in per_problem.items():
-                lo, hi = bootstrap_interval(values, rng, num_bootstrap)
+                lo, hi = _bootstrap(values, rng, num_bootstrap)
                 rows.append(
                     {
                         "temperature": float(temperature),

@@ -22,12 +22,32 @@ goes through the policy's own ``torch.Generator``; nothing here touches the glob
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable
 
 import torch
 from torch import Tensor
+
+from checks import (
+    require_advantages,
+    require_callable,
+    require_finite_where,
+    require_float,
+    require_int,
+    require_logp_pair,
+    require_mask,
+    require_open_unit,
+    require_same_shape,
+    require_seed,
+    require_sequence,
+    require_tensor,
+)
+
+# Size caps: the toy runs in this module are for plots; beyond these a typo is likelier than a
+# plan, and the run would take minutes or gigabytes.
+MAX_ANSWERS = 10_000
+MAX_GROUP = 100_000
+MAX_STEPS = 100_000
+MAX_RECORDS = 1_000_000
 
 __all__ = [
     "ToyReasoningPolicy",
@@ -47,108 +67,22 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------------------------
-# Argument checks (shared with grpo_variants.py and gspo.py)
+# Argument checks: the public functions below check once (``checks``); the private cores they
+# share (``_clipped_terms``, ``_sequence_mean``, ``_k3``) trust their callers.
 # --------------------------------------------------------------------------------------------
-
-
-def _check_tensor(x: object, name: str) -> Tensor:
-    """Return ``x`` if it is a tensor, else raise a ``TypeError`` naming it."""
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    return x
-
-
-def _check_float_tensor(x: object, name: str) -> Tensor:
-    """A floating-point tensor (log-probs, ratios, advantages)."""
-    t = _check_tensor(x, name)
-    if not t.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
-    return t
-
-
-def _check_real(value: object, name: str) -> float:
-    """A finite real number (``int``, ``float`` or a NumPy scalar; bool rejected)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    out = float(value)
-    if not math.isfinite(out):
-        raise ValueError(f"{name} must be finite, got {out}")
-    return out
-
-
-def _check_int(value: object, name: str, minimum: int) -> int:
-    """An ``int`` (bool rejected) that is at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _check_open_unit(value: object, name: str) -> float:
-    """A clip width: a real number strictly inside (0, 1)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a float, got {type(value).__name__}")
-    out = float(value)
-    if not 0.0 < out < 1.0:  # NaN fails this test too
-        raise ValueError(f"{name} must be in (0, 1), got {value}")
-    return out
-
-
-def _check_no_nan(x: Tensor, name: str, mask: Tensor | None = None) -> None:
-    """Refuse NaN entries (only at valid positions when a mask is given)."""
-    bad = torch.isnan(x.detach())
-    if mask is not None:
-        bad = bad & mask
-    if bool(bad.any()):
-        raise ValueError(f"{name} contains NaN")
-
-
-def _check_mask(mask: object, shape: torch.Size) -> Tensor | None:
-    """A ``(G, T)`` bool mask with at least one valid token per response, or ``None``."""
-    if mask is None:
-        return None
-    m = _check_tensor(mask, "mask")
-    if m.dtype != torch.bool:
-        raise TypeError(f"mask must be a bool tensor, got dtype {m.dtype}")
-    if len(shape) != 2:
-        raise ValueError(f"mask needs (G, T) log-probs, got log-prob shape {tuple(shape)}")
-    if m.shape != shape:
-        raise ValueError(f"mask must have shape {tuple(shape)}, got {tuple(m.shape)}")
-    if not bool(m.any(dim=-1).all()):
-        raise ValueError("mask must mark at least one valid token in every response")
-    return m
-
-
-def _check_logp_pair(logp_new: object, logp_old: object) -> tuple[Tensor, Tensor]:
-    """Two floating tensors of one shape, ``(G,)`` or ``(G, T)``, non-empty."""
-    new = _check_float_tensor(logp_new, "logp_new")
-    old = _check_float_tensor(logp_old, "logp_old")
-    if new.dim() not in (1, 2):
-        raise ValueError(f"logp_new must have shape (G,) or (G, T), got {tuple(new.shape)}")
-    if new.numel() == 0:
-        raise ValueError(f"logp_new must not be empty, got shape {tuple(new.shape)}")
-    if old.shape != new.shape:
-        raise ValueError(
-            f"logp_old must have the shape of logp_new {tuple(new.shape)}, got {tuple(old.shape)}"
-        )
-    return new, old
 
 
 def _as_rewards(rewards: object) -> Tensor:
     """Validate one group ``(G,)`` or a batch of groups ``(B, G)``; return a float tensor."""
-    r = _check_tensor(rewards, "rewards")
-    if r.dim() not in (1, 2):
-        raise ValueError(f"rewards must have shape (G,) or (B, G), got {tuple(r.shape)}")
-    if r.numel() == 0:
-        raise ValueError(f"rewards must hold at least one reward per group, got {tuple(r.shape)}")
-    if not r.is_floating_point():
-        r = r.to(torch.get_default_dtype())
-    if bool(torch.isnan(r).any()):
-        raise ValueError("rewards contains NaN")
-    if not bool(torch.isfinite(r).all()):
-        raise ValueError("rewards must be finite")
-    return r
+    r = require_tensor("rewards", rewards, ndim=(1, 2))
+    return r if r.is_floating_point() else r.to(torch.get_default_dtype())
+
+
+def _integer_answers(answers: object, num_answers: int | None = None) -> Tensor:
+    a = require_tensor("answers", answers, dtype="int", nonempty=False)
+    if num_answers is not None and a.numel() and (int(a.min()) < 0 or int(a.max()) >= num_answers):
+        raise ValueError(f"answers must lie in [0, {num_answers})")
+    return a
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,7 +100,10 @@ def center_rewards(rewards: Tensor) -> Tensor:
         A float tensor of the same shape. A group whose rewards are all equal gets exact zeros
         (no floating-point residue), because it carries no relative signal.
     """
-    r = _as_rewards(rewards)
+    return _center(_as_rewards(rewards))
+
+
+def _center(r: Tensor) -> Tensor:
     centered = r - r.mean(dim=-1, keepdim=True)
     tied = (r == r[..., :1]).all(dim=-1, keepdim=True)
     return torch.where(tied, torch.zeros_like(centered), centered)
@@ -189,10 +126,8 @@ def group_relative_advantages(rewards: Tensor, eps: float = 1e-6) -> Tensor:
         TypeError: ``rewards`` is not a tensor.
         ValueError: an empty group, NaN/inf rewards, or a negative ``eps``.
     """
-    eps = _check_real(eps, "eps")
-    if eps < 0:
-        raise ValueError(f"eps must be >= 0, got {eps}")
-    centered = center_rewards(rewards)
+    eps = require_float("eps", eps, low=0.0)
+    centered = _center(_as_rewards(rewards))
     std = centered.pow(2).mean(dim=-1, keepdim=True).sqrt()
     tied = std == 0
     safe_std = torch.where(tied, torch.ones_like(std), std + eps)
@@ -206,9 +141,7 @@ def token_ratios(logp_new: Tensor, logp_old: Tensor) -> Tensor:
         logp_new: log-probs under the policy being trained, ``(G,)`` or ``(G, T)``.
         logp_old: log-probs under the policy that sampled the data, same shape.
     """
-    new, old = _check_logp_pair(logp_new, logp_old)
-    _check_no_nan(new, "logp_new")
-    _check_no_nan(old, "logp_old")
+    new, old, _ = require_logp_pair("logp_new", logp_new, "logp_old", logp_old)
     return torch.exp(new - old)
 
 
@@ -225,15 +158,13 @@ def kl_divergence(logp_policy: Tensor, logp_ref: Tensor) -> Tensor:
         logp_policy: log-probs of the sampled tokens under the policy.
         logp_ref: log-probs of the same tokens under the frozen reference, same shape.
     """
-    pol = _check_float_tensor(logp_policy, "logp_policy")
-    ref = _check_float_tensor(logp_ref, "logp_ref")
-    if ref.shape != pol.shape:
-        raise ValueError(
-            f"logp_ref must have the shape of logp_policy {tuple(pol.shape)}, "
-            f"got {tuple(ref.shape)}"
-        )
-    _check_no_nan(pol, "logp_policy")
-    _check_no_nan(ref, "logp_ref")
+    pol = require_tensor("logp_policy", logp_policy, dtype="float")
+    ref = require_tensor("logp_ref", logp_ref, dtype="float")
+    require_same_shape("logp_ref", ref, "logp_policy", pol)
+    return _k3(pol, ref)
+
+
+def _k3(pol: Tensor, ref: Tensor) -> Tensor:
     d = ref - pol
     return (torch.expm1(d) - d).clamp_min(0.0)
 
@@ -255,10 +186,24 @@ def clipped_surrogate_terms(
         clip_low: lower clip width, in (0, 1).
         clip_high: upper clip width, in (0, 1).
     """
-    ratio = _check_float_tensor(ratio, "ratio")
-    adv = _check_float_tensor(advantages, "advantages")
-    low = _check_open_unit(clip_low, "clip_low")
-    high = _check_open_unit(clip_high, "clip_high")
+    ratio = require_tensor("ratio", ratio, dtype="float")
+    adv = require_tensor("advantages", advantages, dtype="float")
+    try:
+        torch.broadcast_shapes(ratio.shape, adv.shape)
+    except RuntimeError:
+        raise ValueError(
+            f"advantages of shape {tuple(adv.shape)} do not broadcast against ratio "
+            f"{tuple(ratio.shape)}"
+        ) from None
+    return _clipped_terms(
+        ratio,
+        adv,
+        require_open_unit("clip_low", clip_low),
+        require_open_unit("clip_high", clip_high),
+    )
+
+
+def _clipped_terms(ratio: Tensor, adv: Tensor, low: float, high: float) -> Tensor:
     clipped = ratio.clamp(1.0 - low, 1.0 + high)
     return torch.minimum(ratio * adv, clipped * adv)
 
@@ -270,34 +215,17 @@ def sequence_mean(values: Tensor, mask: Tensor | None = None) -> Tensor:
         values: ``(G, T)`` per-token values (padding positions must be finite).
         mask: optional ``(G, T)`` bool, True on a response's real tokens.
     """
-    v = _check_float_tensor(values, "values")
-    if v.dim() != 2:
-        raise ValueError(f"values must have shape (G, T), got {tuple(v.shape)}")
-    m = _check_mask(mask, v.shape)
+    v = require_tensor("values", values, ndim=2, dtype="float", finite=False)
+    m = require_mask("mask", mask, v.shape)
+    require_finite_where("values", v, m)
+    return _sequence_mean(v, m)
+
+
+def _sequence_mean(v: Tensor, m: Tensor | None) -> Tensor:
     if m is None:
         return v.mean(dim=-1)
     w = m.to(v.dtype)
     return (v * w).sum(dim=-1) / w.sum(dim=-1)
-
-
-def _broadcast_advantages(advantages: object, shape: torch.Size) -> Tensor:
-    """Give ``(G,)`` advantages a trailing token axis for ``(G, T)`` log-probs; check shape."""
-    adv = _check_tensor(advantages, "advantages")
-    if not adv.is_floating_point():
-        adv = adv.to(torch.get_default_dtype())
-    if len(shape) == 2 and adv.dim() == 1 and adv.shape[0] == shape[0]:
-        adv = adv.unsqueeze(-1)
-    try:
-        ok = torch.broadcast_shapes(adv.shape, shape) == shape
-    except RuntimeError:
-        ok = False
-    if not ok:
-        raise ValueError(
-            f"advantages of shape {tuple(adv.shape)} do not broadcast to the log-prob shape "
-            f"{tuple(shape)}"
-        )
-    _check_no_nan(adv, "advantages")
-    return adv
 
 
 def grpo_surrogate(
@@ -335,24 +263,15 @@ def grpo_surrogate(
         ValueError: mismatched shapes, ``clip_eps`` outside (0, 1), a negative ``beta``,
             ``beta > 0`` without ``logp_ref``, or NaN in any input.
     """
-    new, old = _check_logp_pair(logp_new, logp_old)
-    eps = _check_open_unit(clip_eps, "clip_eps")
-    beta = _check_real(beta, "beta")
-    if beta < 0:
-        raise ValueError(f"beta must be >= 0, got {beta}")
-    m = _check_mask(mask, new.shape)
-    adv = _broadcast_advantages(advantages, new.shape)
-    _check_no_nan(new, "logp_new", m)
-    _check_no_nan(old, "logp_old", m)
+    new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
+    eps = require_open_unit("clip_eps", clip_eps)
+    beta = require_float("beta", beta, low=0.0)
+    adv = require_advantages("advantages", advantages, new.shape)
     ref = None
     if logp_ref is not None:
-        ref = _check_float_tensor(logp_ref, "logp_ref")
-        if ref.shape != new.shape:
-            raise ValueError(
-                f"logp_ref must have the shape of logp_new {tuple(new.shape)}, "
-                f"got {tuple(ref.shape)}"
-            )
-        _check_no_nan(ref, "logp_ref", m)
+        ref = require_tensor("logp_ref", logp_ref, dtype="float", finite=False)
+        require_same_shape("logp_ref", ref, "logp_new", new)
+        require_finite_where("logp_ref", ref, m)
     elif beta > 0:
         raise ValueError(f"logp_ref is required when beta > 0 (beta={beta})")
 
@@ -363,12 +282,12 @@ def grpo_surrogate(
         ref = None if ref is None else torch.where(m, ref, zero)
 
     def average(values: Tensor) -> Tensor:
-        return values.mean() if m is None else sequence_mean(values, m).mean()
+        return values.mean() if m is None else _sequence_mean(values, m).mean()
 
-    terms = clipped_surrogate_terms(torch.exp(new - old), adv, eps, eps)
+    terms = _clipped_terms(torch.exp(new - old), adv, eps, eps)
     loss = -average(terms)
     if ref is not None and beta > 0:
-        loss = loss + beta * average(kl_divergence(new, ref))
+        loss = loss + beta * average(_k3(new, ref))
     return loss
 
 
@@ -379,11 +298,8 @@ def verifiable_reward(answers: Tensor, correct: int) -> Tensor:
         answers: integer tensor of sampled answer indices.
         correct: the right answer's index.
     """
-    a = _check_tensor(answers, "answers")
-    if a.is_floating_point() or a.dtype == torch.bool:
-        raise TypeError(f"answers must be an integer tensor, got dtype {a.dtype}")
-    if isinstance(correct, bool) or not isinstance(correct, int):
-        raise TypeError(f"correct must be an int, got {type(correct).__name__}")
+    a = _integer_answers(answers)
+    correct = require_int("correct", correct)
     return (a == correct).to(torch.get_default_dtype())
 
 
@@ -397,15 +313,9 @@ def shaped_reward(answers: Tensor, correct: int, num_answers: int) -> Tensor:
         correct: the right answer's index.
         num_answers: how many candidate answers exist.
     """
-    a = _check_tensor(answers, "answers")
-    if a.is_floating_point() or a.dtype == torch.bool:
-        raise TypeError(f"answers must be an integer tensor, got dtype {a.dtype}")
-    num_answers = _check_int(num_answers, "num_answers", 1)
-    correct = _check_int(correct, "correct", 0)
-    if correct >= num_answers:
-        raise ValueError(f"correct must be in [0, {num_answers}), got {correct}")
-    if a.numel() and (int(a.min()) < 0 or int(a.max()) >= num_answers):
-        raise ValueError(f"answers must lie in [0, {num_answers})")
+    num_answers = require_int("num_answers", num_answers, low=1, high=MAX_ANSWERS)
+    correct = require_int("correct", correct, low=0, high=num_answers - 1)
+    a = _integer_answers(answers, num_answers)
     distance = (a - correct).abs()
     reward = torch.zeros(a.shape, dtype=torch.get_default_dtype())
     reward[distance == 1] = 0.5
@@ -431,8 +341,8 @@ class ToyReasoningPolicy:
     """
 
     def __init__(self, num_answers: int, seed: int) -> None:
-        self.num_answers = _check_int(num_answers, "num_answers", 2)
-        seed = _check_int(seed, "seed", 0)
+        self.num_answers = require_int("num_answers", num_answers, low=2, high=MAX_ANSWERS)
+        seed = require_seed("seed", seed)
         self.logits = torch.zeros(self.num_answers, requires_grad=True)
         self.ref_logits = self.logits.detach().clone()
         self.generator = torch.Generator().manual_seed(seed)
@@ -443,26 +353,20 @@ class ToyReasoningPolicy:
 
     def sample_group(self, group_size: int) -> Tensor:
         """Draw ``group_size`` answers i.i.d. from the policy: a ``(G,)`` LongTensor."""
-        group_size = _check_int(group_size, "group_size", 1)
+        group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
         return torch.multinomial(
             self.probabilities(), group_size, replacement=True, generator=self.generator
         )
 
-    def _check_answers(self, answers: object) -> Tensor:
-        a = _check_tensor(answers, "answers")
-        if a.is_floating_point() or a.dtype == torch.bool:
-            raise TypeError(f"answers must be an integer tensor, got dtype {a.dtype}")
-        if a.numel() and (int(a.min()) < 0 or int(a.max()) >= self.num_answers):
-            raise ValueError(f"answers must lie in [0, {self.num_answers})")
-        return a
-
     def log_probs(self, answers: Tensor) -> Tensor:
         """``log pi(a)`` for each answer (differentiable w.r.t. ``logits``)."""
-        return torch.log_softmax(self.logits, dim=-1)[self._check_answers(answers)]
+        return torch.log_softmax(self.logits, dim=-1)[_integer_answers(answers, self.num_answers)]
 
     def ref_log_probs(self, answers: Tensor) -> Tensor:
         """``log pi_ref(a)`` under the frozen reference (no gradient)."""
-        return torch.log_softmax(self.ref_logits, dim=-1)[self._check_answers(answers)]
+        return torch.log_softmax(self.ref_logits, dim=-1)[
+            _integer_answers(answers, self.num_answers)
+        ]
 
     def kl_to_reference(self) -> float:
         """Exact ``KL(pi || pi_ref) = sum_a pi(a) log(pi(a) / pi_ref(a))`` over all answers."""
@@ -496,24 +400,20 @@ def grpo_step(
     """
     if not isinstance(policy, ToyReasoningPolicy):
         raise TypeError(f"policy must be a ToyReasoningPolicy, got {type(policy).__name__}")
-    correct = _check_int(correct, "correct", 0)
-    if correct >= policy.num_answers:
-        raise ValueError(f"correct must be in [0, {policy.num_answers}), got {correct}")
-    group_size = _check_int(group_size, "group_size", 1)
-    inner_steps = _check_int(inner_steps, "inner_steps", 1)
-    lr = _check_real(lr, "lr")
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
-    if reward_fn is not None and not callable(reward_fn):
-        raise TypeError("reward_fn must be callable")
+    correct = require_int("correct", correct, low=0, high=policy.num_answers - 1)
+    group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
+    inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    clip_eps = require_open_unit("clip_eps", clip_eps)
+    beta = require_float("beta", beta, low=0.0)
+    if reward_fn is not None:
+        require_callable("reward_fn", reward_fn)
 
     answers = policy.sample_group(group_size)
     rewards = verifiable_reward(answers, correct) if reward_fn is None else reward_fn(answers)
+    if not isinstance(rewards, Tensor) or rewards.shape != answers.shape:
+        raise ValueError(f"reward_fn must return a tensor of shape {tuple(answers.shape)}")
     rewards = _as_rewards(rewards)
-    if rewards.shape != answers.shape:
-        raise ValueError(
-            f"reward_fn must return shape {tuple(answers.shape)}, got {tuple(rewards.shape)}"
-        )
     adv = group_relative_advantages(rewards)
     logp_old = policy.log_probs(answers).detach()
     logp_ref = policy.ref_log_probs(answers)
@@ -557,11 +457,12 @@ def demonstrate_grpo(
         untrained policy (its ``mean_reward`` is the expected reward, ``p_correct``), step
         ``k`` is the policy after ``k`` updates with the mean reward of the group it learned from.
     """
-    steps = _check_int(steps, "steps", 0)
+    steps = require_int("steps", steps, low=0, high=MAX_STEPS)
     policy = ToyReasoningPolicy(num_answers, seed=seed)
-    correct = _check_int(correct, "correct", 0)
-    if correct >= policy.num_answers:
-        raise ValueError(f"correct must be in [0, {policy.num_answers}), got {correct}")
+    correct = require_int("correct", correct, low=0, high=policy.num_answers - 1)
+    group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    beta = require_float("beta", beta, low=0.0)
     p0 = float(policy.probabilities()[correct])
     history: list[dict[str, float]] = [{"step": 0, "p_correct": p0, "mean_reward": p0, "kl": 0.0}]
     for step in range(1, steps + 1):
@@ -600,10 +501,16 @@ def grpo_learning_curves(
     Returns:
         Records ``{"group_size", "beta", "step", "p_correct"}``, steps ``0..steps`` per run.
     """
-    if not group_sizes:
-        raise ValueError("group_sizes must not be empty")
-    if not betas:
-        raise ValueError("betas must not be empty")
+    group_sizes = [
+        require_int("group_sizes", g, low=1, high=MAX_GROUP)
+        for g in require_sequence("group_sizes", group_sizes, min_len=1)
+    ]
+    betas = [
+        require_float("betas", b, low=0.0) for b in require_sequence("betas", betas, min_len=1)
+    ]
+    steps = require_int("steps", steps, low=0, high=MAX_STEPS)
+    if len(group_sizes) * len(betas) * (steps + 1) > MAX_RECORDS:
+        raise ValueError(f"group_sizes x betas x steps asks for more than {MAX_RECORDS} records")
     records: list[dict[str, float]] = []
     for g in group_sizes:
         for b in betas:

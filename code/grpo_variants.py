@@ -23,15 +23,20 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from checks import (
+    require_advantages,
+    require_arg_name,
+    require_choice,
+    require_float,
+    require_int,
+    require_logp_pair,
+    require_open_unit,
+    require_prob,
+    require_seed,
+    require_sequence,
+    require_tensor,
+)
 from grpo import (
-    _broadcast_advantages,
-    _check_float_tensor,
-    _check_int,
-    _check_logp_pair,
-    _check_mask,
-    _check_no_nan,
-    _check_open_unit,
-    _check_real,
     center_rewards,
     clipped_surrogate_terms,
     group_relative_advantages,
@@ -41,6 +46,12 @@ from grpo import (
 from gspo import GSPO_CLIP_HIGH, GSPO_CLIP_LOW
 from gspo import gspo_surrogate as _gspo_surrogate
 from gspo import sequence_importance_ratio as _gspo_sequence_ratio
+
+# Size caps for the toy simulations (their plots use a few thousand tokens at most).
+MAX_TOKENS = 100_000
+MAX_RESPONSES = 10_000
+MAX_STEPS = 100_000
+MAX_POINTS = 100_000
 
 __all__ = [
     "centered_advantages",
@@ -81,12 +92,8 @@ def difficulty_weight(p: float, eps: float = 1e-2) -> float:
         p: fraction of the group that is correct, in [0, 1].
         eps: the positive constant added to the std.
     """
-    p = _check_real(p, "p")
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must be in [0, 1], got {p}")
-    eps = _check_real(eps, "eps")
-    if eps <= 0:
-        raise ValueError(f"eps must be > 0, got {eps}")
+    p = require_prob("p", p)
+    eps = require_float("eps", eps, low=0.0, low_open=True)
     return 1.0 / (math.sqrt(p * (1.0 - p)) + eps)
 
 
@@ -102,8 +109,9 @@ def difficulty_weight_curve(
     Returns:
         Records ``{"p", "grpo", "dr_grpo"}``; ``dr_grpo`` is always 1.
     """
-    num_points = _check_int(num_points, "num_points", 2)
-    lo, hi = _check_real(p_min, "p_min"), _check_real(p_max, "p_max")
+    num_points = require_int("num_points", num_points, low=2, high=MAX_POINTS)
+    lo, hi = require_prob("p_min", p_min), require_prob("p_max", p_max)
+    eps = require_float("eps", eps, low=0.0, low_open=True)
     if not 0.0 <= lo < hi <= 1.0:
         raise ValueError(f"need 0 <= p_min < p_max <= 1, got p_min={lo}, p_max={hi}")
     records = []
@@ -136,16 +144,11 @@ def dr_grpo_surrogate(
         mask: optional ``(G, T)`` bool, True on real tokens.
         max_len: the constant normaliser (>= the longest response); defaults to ``T``.
     """
-    new, old = _check_logp_pair(logp_new, logp_old)
-    if new.dim() != 2:
-        raise ValueError(f"logp_new must have shape (G, T), got {tuple(new.shape)}")
-    eps = _check_open_unit(clip_eps, "clip_eps")
-    m = _check_mask(mask, new.shape)
-    adv = _broadcast_advantages(advantages, new.shape)
-    _check_no_nan(new, "logp_new", m)
-    _check_no_nan(old, "logp_old", m)
+    new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask, ndim=2)
+    eps = require_open_unit("clip_eps", clip_eps)
+    adv = require_advantages("advantages", advantages, new.shape)
     longest = new.shape[1] if m is None else int(m.sum(dim=1).max())
-    norm = new.shape[1] if max_len is None else _check_int(max_len, "max_len", 1)
+    norm = new.shape[1] if max_len is None else require_int("max_len", max_len, low=1)
     if norm < longest:
         raise ValueError(f"max_len must be >= the longest response ({longest}), got {norm}")
     if m is not None:
@@ -156,6 +159,19 @@ def dr_grpo_surrogate(
     if m is not None:
         terms = terms * m.to(terms.dtype)
     return -terms.sum() / (new.shape[0] * norm)
+
+
+def _lengths(lengths: object) -> list[int]:
+    """Response lengths: a non-empty sequence of ints in [1, MAX_TOKENS]."""
+    items = require_sequence("lengths", lengths, min_len=1, max_len=MAX_RESPONSES)
+    return [require_int("lengths", n, low=1, high=MAX_TOKENS) for n in items]
+
+
+def _budget(max_len: object, lens: list[int]) -> int:
+    """Dr. GRPO's constant normaliser: ``max_len``, or the longest length when None."""
+    if max_len is None:
+        return max(lens)
+    return require_int("max_len", max_len, low=max(lens), high=MAX_TOKENS)
 
 
 def per_token_push(
@@ -186,22 +202,14 @@ def per_token_push(
         TypeError: a length that is not an int, an advantage that is not a real number.
         ValueError: empty or mismatched lists, a length < 1, ``max_len < max(lengths)``.
     """
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence):
-        raise TypeError(f"lengths must be a sequence of ints, got {type(lengths).__name__}")
-    if isinstance(advantages, (str, bytes)) or not isinstance(advantages, Sequence):
-        kind = type(advantages).__name__
-        raise TypeError(f"advantages must be a sequence of numbers, got {kind}")
-    if len(lengths) == 0:
-        raise ValueError("lengths must not be empty")
-    if len(advantages) != len(lengths):
+    lens = _lengths(lengths)
+    advantages = require_sequence("advantages", advantages)
+    if len(advantages) != len(lens):
         raise ValueError(
-            f"advantages must have one value per response ({len(lengths)}), got {len(advantages)}"
+            f"advantages must have one value per response ({len(lens)}), got {len(advantages)}"
         )
-    lens = [_check_int(n, "lengths", 1) for n in lengths]
-    adv = torch.tensor([_check_real(a, "advantages") for a in advantages], dtype=torch.float64)
-    budget = max(lens) if max_len is None else _check_int(max_len, "max_len", 1)
-    if budget < max(lens):
-        raise ValueError(f"max_len must be >= max(lengths) ({max(lens)}), got {budget}")
+    adv = torch.tensor([require_float("advantages", a) for a in advantages], dtype=torch.float64)
+    budget = _budget(max_len, lens)
     mask = torch.arange(max(lens)) < torch.tensor(lens).unsqueeze(1)
     pushes = {}
     for name in ("grpo", "dr_grpo"):
@@ -247,13 +255,9 @@ def length_bias_demo(
         totals ``{"grpo_correct_total", "grpo_incorrect_total", "dr_grpo_correct_total",
         "dr_grpo_incorrect_total"}``.
     """
-    if len(lengths) == 0:
-        raise ValueError("lengths must not be empty")
-    lens = [_check_int(n, "lengths", 1) for n in lengths]
-    a = _check_real(advantage, "advantage")
-    budget = max(lens) if max_len is None else _check_int(max_len, "max_len", 1)
-    if budget < max(lens):
-        raise ValueError(f"max_len must be >= max(lengths) ({max(lens)}), got {budget}")
+    lens = _lengths(lengths)
+    a = require_float("advantage", advantage)
+    budget = _budget(max_len, lens)
     records = []
     for n in lens:
         right, wrong = per_token_push([n, n], [a, -a], max_len=budget)
@@ -313,21 +317,16 @@ def length_drift_simulation(
         a length is the mean of the policy's current (capped) length distribution,
         ``(1 - (1 - s)^max_len) / s``.
     """
-    if method not in ("grpo", "dr_grpo"):
-        raise ValueError(f"method must be 'grpo' or 'dr_grpo', got {method!r}")
-    steps = _check_int(steps, "steps", 0)
-    group_size = _check_int(group_size, "group_size", 2)
-    p = _check_real(p_correct, "p_correct")
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p_correct must be in (0, 1), got {p}")
-    max_len = _check_int(max_len, "max_len", 2)
-    start = _check_real(start_length, "start_length")
-    if not 1.0 < start < max_len:
-        raise ValueError(f"start_length must be in (1, max_len={max_len}), got {start}")
-    lr = _check_real(lr, "lr")
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
-    seed = _check_int(seed, "seed", 0)
+    method = require_choice("method", method, ("grpo", "dr_grpo"))
+    steps = require_int("steps", steps, low=0, high=MAX_STEPS)
+    group_size = require_int("group_size", group_size, low=2, high=MAX_RESPONSES)
+    p = require_open_unit("p_correct", p_correct)
+    max_len = require_int("max_len", max_len, low=2, high=MAX_TOKENS)
+    start = require_float(
+        "start_length", start_length, low=1.0, high=max_len, low_open=True, high_open=True
+    )
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    seed = require_seed("seed", seed)
 
     gen = torch.Generator().manual_seed(seed)
     # theta[0]: the wrong track's stop logit, theta[1]: the right track's; sigmoid = 1 / start.
@@ -389,14 +388,12 @@ def pad_ragged(seqs: Sequence[Tensor], name: str = "seqs") -> tuple[Tensor, Tens
         seqs: a non-empty list/tuple of non-empty 1-D floating tensors.
         name: the argument name used in error messages.
     """
-    if isinstance(seqs, torch.Tensor) or not isinstance(seqs, Sequence):
-        raise TypeError(f"{name} must be a list of 1-D tensors, got {type(seqs).__name__}")
-    if len(seqs) == 0:
-        raise ValueError(f"{name} must hold at least one response")
+    name = require_arg_name("name", name)
+    if isinstance(seqs, torch.Tensor):
+        raise TypeError(f"{name} must be a list of 1-D tensors, got a Tensor")
+    seqs = require_sequence(name, seqs, min_len=1)
     for i, x in enumerate(seqs):
-        t = _check_float_tensor(x, f"{name}[{i}]")
-        if t.dim() != 1 or t.numel() == 0:
-            raise ValueError(f"{name}[{i}] must be a non-empty 1-D tensor, got {tuple(t.shape)}")
+        require_tensor(f"{name}[{i}]", x, ndim=1, dtype="float", finite=False)
     padded = torch.nn.utils.rnn.pad_sequence(list(seqs), batch_first=True)
     lengths = torch.tensor([len(x) for x in seqs])
     mask = torch.arange(padded.shape[1]) < lengths.unsqueeze(1)
@@ -461,10 +458,10 @@ def gspo_surrogate(
         clip_high: upper clip width in (0, 1) (ignored when ``clip_eps`` is given).
     """
     if clip_eps is not None:
-        clip_low = clip_high = _check_open_unit(clip_eps, "clip_eps")
+        clip_low = clip_high = require_open_unit("clip_eps", clip_eps)
     new, old, mask = _ragged_pair(logp_new, logp_old)
     s = _gspo_sequence_ratio(new, old, mask)
-    adv = _check_float_tensor(advantages, "advantages")
+    adv = require_tensor("advantages", advantages, dtype="float")
     if adv.shape != s.shape:
         raise ValueError(
             f"advantages must have shape {tuple(s.shape)} (one per response), "

@@ -32,21 +32,34 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from checks import (
+    require_finite_where,
+    require_float,
+    require_int,
+    require_logp_pair,
+    require_mask,
+    require_open_unit,
+    require_seed,
+    require_sequence,
+    require_tensor,
+)
 from grpo import (
-    _check_float_tensor,
-    _check_int,
-    _check_logp_pair,
-    _check_mask,
-    _check_no_nan,
-    _check_open_unit,
-    _check_real,
-    _check_tensor,
     clipped_surrogate_terms,
     group_relative_advantages,
     grpo_surrogate,
     sequence_mean,
     token_ratios,
 )
+
+# Size caps of the toy experiments (the chapter's use a few hundred tokens and a few thousand
+# samples); past them a call would run for minutes or allocate gigabytes.
+MAX_SEQ_LEN = 100_000
+MAX_VOCAB = 100_000
+MAX_GROUP = 100_000
+MAX_STEPS = 100_000
+MAX_SAMPLES = 1_000_000
+MAX_DRAWS = 10_000_000
+MAX_LOG_RATIO = 50.0  # |log pi_new - log pi_old| of the toy demos: e^50 is still finite
 
 __all__ = [
     "GSPO_CLIP_HIGH",
@@ -97,24 +110,16 @@ def sequence_importance_ratio(
         ValueError: log-probs not 2-D, shapes that differ, NaN at a valid position, or a mask
             row with no valid token.
     """
-    new, old = _check_logp_pair(logp_new, logp_old)
-    if new.dim() != 2:
-        raise ValueError(f"logp_new must have shape (G, T), got {tuple(new.shape)}")
-    m = _check_mask(mask, new.shape)
-    _check_no_nan(new, "logp_new", m)
-    _check_no_nan(old, "logp_old", m)
+    new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask, ndim=2)
     if m is not None:
         zero = torch.zeros((), dtype=new.dtype)
         new, old = torch.where(m, new, zero), torch.where(m, old, zero)
     return torch.exp(sequence_mean(new - old, m))
 
 
-def _check_group_vector(x: object, name: str) -> Tensor:
-    t = _check_float_tensor(x, name)
-    if t.dim() != 1 or t.numel() == 0:
-        raise ValueError(f"{name} must have shape (G,) with G >= 1, got {tuple(t.shape)}")
-    _check_no_nan(t, name)
-    return t
+def _group_vector(name: str, x: object) -> Tensor:
+    """A finite ``(G,)`` float tensor, G >= 1: one value per response."""
+    return require_tensor(name, x, ndim=1, dtype="float")
 
 
 def gspo_surrogate(
@@ -135,8 +140,8 @@ def gspo_surrogate(
         A scalar loss. With one-token responses ``s_i`` is the token ratio and this equals
         ``grpo.grpo_surrogate`` at the same clip width.
     """
-    s = _check_group_vector(s, "s")
-    adv = _check_group_vector(advantages, "advantages")
+    s = _group_vector("s", s)
+    adv = _group_vector("advantages", advantages)
     if adv.shape != s.shape:
         raise ValueError(
             f"advantages must have the shape of s {tuple(s.shape)}, got {tuple(adv.shape)}"
@@ -171,14 +176,14 @@ def gspo_token_surrogate(
         clip_high: upper clip width in (0, 1).
         mask: optional ``(G, T)`` bool, True on real tokens.
     """
-    s = _check_group_vector(s, "s")
-    new = _check_float_tensor(logp_new, "logp_new")
+    s = _group_vector("s", s)
+    new = require_tensor("logp_new", logp_new, dtype="float", finite=False)
     if new.dim() != 2 or new.shape[0] != s.shape[0] or new.shape[1] == 0:
         raise ValueError(
             f"logp_new must have shape (G, T) with G = {s.shape[0]} and T >= 1, "
             f"got {tuple(new.shape)}"
         )
-    adv = _check_float_tensor(advantages, "advantages")
+    adv = require_tensor("advantages", advantages, dtype="float", finite=False)
     if adv.shape == s.shape:
         adv = adv.unsqueeze(-1).expand(new.shape)
     if adv.shape != new.shape:
@@ -186,9 +191,9 @@ def gspo_token_surrogate(
             f"advantages must have shape {tuple(new.shape)} (or {tuple(s.shape)}), "
             f"got {tuple(adv.shape)}"
         )
-    m = _check_mask(mask, new.shape)
-    _check_no_nan(new, "logp_new", m)
-    _check_no_nan(adv, "advantages", m)
+    m = require_mask("mask", mask, new.shape)
+    require_finite_where("logp_new", new, m)
+    require_finite_where("advantages", adv, m)
     if bool((s.detach() < 0).any()):
         raise ValueError("s must be non-negative (it is a ratio of probabilities)")
     if m is not None:
@@ -236,9 +241,9 @@ class ToySequencePolicy:
     """
 
     def __init__(self, seq_len: int, vocab_size: int, seed: int) -> None:
-        self.seq_len = _check_int(seq_len, "seq_len", 1)
-        self.vocab_size = _check_int(vocab_size, "vocab_size", 2)
-        seed = _check_int(seed, "seed", 0)
+        self.seq_len = require_int("seq_len", seq_len, low=1, high=MAX_SEQ_LEN)
+        self.vocab_size = require_int("vocab_size", vocab_size, low=2, high=MAX_VOCAB)
+        seed = require_seed("seed", seed)
         self.logits = torch.zeros(self.seq_len, self.vocab_size, requires_grad=True)
         self.ref_logits = self.logits.detach().clone()
         self.generator = torch.Generator().manual_seed(seed)
@@ -249,7 +254,7 @@ class ToySequencePolicy:
 
     def sample_group(self, group_size: int) -> Tensor:
         """Draw ``group_size`` sequences: a ``(G, seq_len)`` LongTensor."""
-        group_size = _check_int(group_size, "group_size", 1)
+        group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
         draws = torch.multinomial(
             self.probabilities(), group_size, replacement=True, generator=self.generator
         )
@@ -257,7 +262,7 @@ class ToySequencePolicy:
 
     def log_probs_per_token(self, seqs: Tensor) -> Tensor:
         """``(G, T)`` per-token log-probs ``log pi(y_it)`` (differentiable w.r.t. ``logits``)."""
-        y = _check_tensor(seqs, "seqs")
+        y = require_tensor("seqs", seqs, nonempty=False, finite=False)
         if y.is_floating_point() or y.dtype == torch.bool:
             raise TypeError(f"seqs must be an integer tensor, got dtype {y.dtype}")
         if y.dim() != 2 or y.shape[1] != self.seq_len:
@@ -283,7 +288,7 @@ def sequence_reward(seqs: Tensor, target: Sequence[int] | Tensor) -> Tensor:
     Returns:
         ``(G,)`` float rewards in [0, 1].
     """
-    y = _check_tensor(seqs, "seqs")
+    y = require_tensor("seqs", seqs, nonempty=False, finite=False)
     if y.is_floating_point() or y.dtype == torch.bool:
         raise TypeError(f"seqs must be an integer tensor, got dtype {y.dtype}")
     if y.dim() != 2 or y.shape[1] == 0:
@@ -326,16 +331,14 @@ def gspo_step(
     if not isinstance(policy, ToySequencePolicy):
         raise TypeError(f"policy must be a ToySequencePolicy, got {type(policy).__name__}")
     target_t = _as_target(target, policy.seq_len, policy.vocab_size)
-    group_size = _check_int(group_size, "group_size", 1)
-    inner_steps = _check_int(inner_steps, "inner_steps", 1)
-    lr = _check_real(lr, "lr")
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
+    group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
+    inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
     if clip_eps is not None:
-        low = high = _check_open_unit(clip_eps, "clip_eps")
+        low = high = require_open_unit("clip_eps", clip_eps)
     else:
-        low = _check_open_unit(clip_low, "clip_low")
-        high = _check_open_unit(clip_high, "clip_high")
+        low = require_open_unit("clip_low", clip_low)
+        high = require_open_unit("clip_high", clip_high)
 
     seqs = policy.sample_group(group_size)
     rewards = sequence_reward(seqs, target_t)
@@ -397,7 +400,7 @@ def demonstrate_gspo(
 
 def _learning_curve(step_fn, seq_len, vocab_size, steps, seed, target, verbose):
     """Train a fresh uniform ``ToySequencePolicy`` with ``step_fn`` and record every step."""
-    steps = _check_int(steps, "steps", 0)
+    steps = require_int("steps", steps, low=0, high=MAX_STEPS)
     policy = ToySequencePolicy(seq_len, vocab_size, seed=seed)
     if target is None:
         target = [t % vocab_size for t in range(seq_len)]
@@ -441,12 +444,10 @@ def grpo_token_step(
     if not isinstance(policy, ToySequencePolicy):
         raise TypeError(f"policy must be a ToySequencePolicy, got {type(policy).__name__}")
     target_t = _as_target(target, policy.seq_len, policy.vocab_size)
-    group_size = _check_int(group_size, "group_size", 1)
-    inner_steps = _check_int(inner_steps, "inner_steps", 1)
-    lr = _check_real(lr, "lr")
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
-    eps = _check_open_unit(clip_eps, "clip_eps")
+    group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
+    inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    eps = require_open_unit("clip_eps", clip_eps)
 
     seqs = policy.sample_group(group_size)
     rewards = sequence_reward(seqs, target_t)
@@ -526,10 +527,8 @@ def log_ratio_variances(v: float, length: int) -> dict[str, float]:
     Returns:
         ``{"token": v, "product": L v, "seq": v / L}``.
     """
-    v = _check_real(v, "v")
-    if v <= 0:
-        raise ValueError(f"v must be > 0, got {v}")
-    length = _check_int(length, "length", 1)
+    v = require_float("v", v, low=0.0, low_open=True)
+    length = require_int("length", length, low=1)  # closed form: any length is cheap
     return {"token": v, "product": length * v, "seq": v / length}
 
 
@@ -553,15 +552,18 @@ def length_variance_demo(
         "product_theory", "seq_theory", "token_se", "product_se", "seq_se"}`` where ``*_se`` is
         the standard error of the Monte-Carlo variance, ``theory * sqrt(2 / (n - 1))``.
     """
-    v = _check_real(v, "v")
-    if v <= 0:
-        raise ValueError(f"v must be > 0, got {v}")
-    num_samples = _check_int(num_samples, "num_samples", 2)
-    seed = _check_int(seed, "seed", 0)
-    if len(lengths) == 0:
-        raise ValueError("lengths must not be empty")
-    for length in lengths:
-        _check_int(length, "lengths", 1)
+    v = require_float("v", v, low=0.0, low_open=True)
+    num_samples = require_int("num_samples", num_samples, low=2, high=MAX_SAMPLES)
+    seed = require_seed("seed", seed)
+    lengths = [
+        require_int("lengths", length, low=1, high=MAX_SEQ_LEN)
+        for length in require_sequence("lengths", lengths, min_len=1)
+    ]
+    if num_samples * max(lengths) > MAX_DRAWS:
+        raise ValueError(
+            f"num_samples x max(lengths) must be <= {MAX_DRAWS} draws, got "
+            f"{num_samples} x {max(lengths)}"
+        )
     gen = torch.Generator().manual_seed(seed)
     se_factor = (2.0 / (num_samples - 1)) ** 0.5
     records: list[dict[str, float]] = []
@@ -611,15 +613,13 @@ def routing_flip_demo(
         "product_ratio", "log_product_ratio", "seq_ratio", "tokens_outside_grpo_clip"}``.
         ``tokens_outside_grpo_clip`` counts token ratios outside GRPO's [0.8, 1.2].
     """
-    seq_len = _check_int(seq_len, "seq_len", 1)
-    num_flipped = _check_int(num_flipped, "num_flipped", 0)
+    seq_len = require_int("seq_len", seq_len, low=1, high=MAX_SEQ_LEN)
+    num_flipped = require_int("num_flipped", num_flipped, low=0)
     if num_flipped > seq_len:
         raise ValueError(f"num_flipped must be <= seq_len ({seq_len}), got {num_flipped}")
-    jump = _check_real(jump, "jump")
-    noise = _check_real(noise, "noise")
-    if noise < 0:
-        raise ValueError(f"noise must be >= 0, got {noise}")
-    gen = torch.Generator().manual_seed(_check_int(seed, "seed", 0))
+    jump = require_float("jump", jump, low=-MAX_LOG_RATIO, high=MAX_LOG_RATIO)
+    noise = require_float("noise", noise, low=0.0, high=MAX_LOG_RATIO)
+    gen = torch.Generator().manual_seed(require_seed("seed", seed))
     base = torch.randn(seq_len, generator=gen, dtype=torch.float64) * noise
     order = torch.randperm(seq_len, generator=gen)
     records: list[dict[str, float]] = []
@@ -663,15 +663,13 @@ def routing_flip_log_ratios(
         ``(log_ratio, flipped)``: a ``(seq_len,)`` float64 tensor of ``log pi_new - log pi_old``
         and a ``(seq_len,)`` bool tensor, True on the flipped tokens.
     """
-    seq_len = _check_int(seq_len, "seq_len", 1)
-    num_flipped = _check_int(num_flipped, "num_flipped", 0)
+    seq_len = require_int("seq_len", seq_len, low=1, high=MAX_SEQ_LEN)
+    num_flipped = require_int("num_flipped", num_flipped, low=0)
     if num_flipped > seq_len:
         raise ValueError(f"num_flipped must be <= seq_len ({seq_len}), got {num_flipped}")
-    jump = _check_real(jump, "jump")
-    noise = _check_real(noise, "noise")
-    if noise < 0:
-        raise ValueError(f"noise must be >= 0, got {noise}")
-    gen = torch.Generator().manual_seed(_check_int(seed, "seed", 0))
+    jump = require_float("jump", jump, low=-MAX_LOG_RATIO, high=MAX_LOG_RATIO)
+    noise = require_float("noise", noise, low=0.0, high=MAX_LOG_RATIO)
+    gen = torch.Generator().manual_seed(require_seed("seed", seed))
     log_ratio = torch.randn(seq_len, generator=gen, dtype=torch.float64) * noise
     order = torch.randperm(seq_len, generator=gen)
     flipped = torch.zeros(seq_len, dtype=torch.bool)
@@ -695,20 +693,21 @@ def per_token_vs_sequence_weights(
         One record per token: ``{"position", "token_weight", "seq_weight", "misbehaving"}``;
         ``seq_weight`` is the same ``s`` on every row.
     """
-    seq_len = _check_int(seq_len, "seq_len", 1)
-    noise = _check_real(noise, "noise")
-    if noise < 0:
-        raise ValueError(f"noise must be >= 0, got {noise}")
-    gen = torch.Generator().manual_seed(_check_int(seed, "seed", 0))
+    seq_len = require_int("seq_len", seq_len, low=1, high=MAX_SEQ_LEN)
+    noise = require_float("noise", noise, low=0.0, high=MAX_LOG_RATIO)
+    gen = torch.Generator().manual_seed(require_seed("seed", seed))
     log_ratio = torch.randn(seq_len, generator=gen, dtype=torch.float64) * noise
     flagged: set[int] = set()
-    for pair in spikes:
+    for pair in require_sequence("spikes", spikes):
+        pair = require_sequence("spikes", pair)
         if len(pair) != 2:
             raise ValueError(f"spikes must hold (position, jump) pairs, got {pair!r}")
-        pos = _check_int(pair[0], "spikes position", 0)
+        pos = require_int("spikes position", pair[0], low=0)
         if pos >= seq_len:
             raise ValueError(f"spikes position must be < seq_len ({seq_len}), got {pos}")
-        log_ratio[pos] += _check_real(pair[1], "spikes jump")
+        log_ratio[pos] += require_float(
+            "spikes jump", pair[1], low=-MAX_LOG_RATIO, high=MAX_LOG_RATIO
+        )
         flagged.add(pos)
     w, s = _token_and_sequence_ratios(log_ratio)
     return [

@@ -29,10 +29,10 @@ from fractions import Fraction
 from functools import lru_cache
 from numbers import Real
 
+from checks import require_int, require_seed
 from reasoning import majority_vote, weighted_vote
 from tree_of_thoughts import (
     ParsedStep,
-    _to_state,
     apply_op,
     apply_step,
     parse_step,
@@ -40,6 +40,7 @@ from tree_of_thoughts import (
     puzzle_state,
     stable_unit,
     state_is_solvable,
+    to_state,
 )
 
 __all__ = [
@@ -64,6 +65,8 @@ __all__ = [
     "math_shepherd_labels",
 ]
 
+MAX_POOL = 1_000_000  # candidates generated in one call
+MAX_TRIALS = 1_000_000  # best-of-N draws per curve point
 AGGREGATIONS = ("min", "product", "mean", "last")
 KINDS = ("valid", "flawed", "wrong")
 KIND_WEIGHTS = (0.25, 0.35, 0.40)
@@ -75,12 +78,12 @@ KIND_WEIGHTS = (0.25, 0.35, 0.40)
 # --------------------------------------------------------------------------------------------
 
 
-def _check_chain(chain: object) -> list[str]:
-    """A chain is a non-empty list/tuple of step strings."""
+def _check_chain(chain: object, name: str = "chain") -> list[str]:
+    """A chain is a non-empty list/tuple of step strings (``name`` is the caller's argument)."""
     if isinstance(chain, (str, bytes)) or not isinstance(chain, Sequence):
-        raise TypeError(f"chain must be a list of step strings, got {type(chain).__name__}")
+        raise TypeError(f"{name} must be a list of step strings, got {type(chain).__name__}")
     if len(chain) == 0:
-        raise ValueError("chain must contain at least one step")
+        raise ValueError(f"{name} must contain at least one step")
     for step in chain:
         if not isinstance(step, str):
             raise TypeError(f"chain must contain only str steps, got {type(step).__name__}")
@@ -358,12 +361,9 @@ def generate_candidate_pool(n: int, target: int | Fraction = 24, seed: int = 0) 
     drawn with probabilities :data:`KIND_WEIGHTS` = (0.25, 0.35, 0.40) from
     ``random.Random(seed)`` -- the only source of randomness.
     """
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"n must be an int, got {n!r}")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    n = require_int("n", n, low=1, high=MAX_POOL)
     goal = _check_number(target, "target")
-    rng = random.Random(seed)
+    rng = random.Random(require_seed("seed", seed))
     pool = []
     for _ in range(n):
         kind = rng.choices(KINDS, weights=KIND_WEIGHTS)[0]
@@ -373,7 +373,11 @@ def generate_candidate_pool(n: int, target: int | Fraction = 24, seed: int = 0) 
 
 def is_fully_valid(candidate: dict, target: int | Fraction = 24) -> bool:
     """Right answer *and* sound reasoning: every step valid (PRM) and the answer is ``target``."""
-    steps = candidate["steps"]
+    if not isinstance(candidate, dict) or "steps" not in candidate:
+        raise TypeError(
+            "candidate must be a dict with a 'steps' list (a generate_candidate_pool entry)"
+        )
+    steps = _check_chain(candidate["steps"], "candidate['steps']")
     return prm_score(steps, "min") == 1.0 and orm_score(steps, target) == 1.0
 
 
@@ -409,11 +413,10 @@ def rerank_curves(
     ``{"n": [...], "prm": [...], "orm": [...], "majority": [...]}`` (fractions of trials).
     """
     candidates = _check_pool(pool)
-    for name, value in (("trials", trials), ("seed", seed)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {value!r}")
-    if trials < 1:
-        raise ValueError(f"trials must be >= 1, got {trials}")
+    trials = require_int("trials", trials, low=1, high=MAX_TRIALS)
+    seed = require_seed("seed", seed)
+    if isinstance(ns, (str, bytes)) or not isinstance(ns, Sequence):
+        raise TypeError(f"ns must be a sequence of ints, got {type(ns).__name__}")
     for n in ns:
         if isinstance(n, bool) or not isinstance(n, int):
             raise TypeError(f"ns must hold ints, got {n!r}")
@@ -458,6 +461,9 @@ def demonstrate_prm(
     curves (:func:`rerank_curves`), both from ``seed``. Returns ``{"pool_mix": {"valid",
     "flawed", "wrong"}, "curves": {"n", "prm", "orm", "majority"}, "pool_size", "trials"}``.
     """
+    pool_size = require_int("pool_size", pool_size, low=1, high=MAX_POOL)
+    trials = require_int("trials", trials, low=1, high=MAX_TRIALS)
+    seed = require_seed("seed", seed)
     pool = generate_candidate_pool(pool_size, target, seed)
     mix = {kind: sum(c["kind"] == kind for c in pool) for kind in KINDS}
     curves = rerank_curves(pool, ns, trials, seed, target)
@@ -528,14 +534,11 @@ def rollout_outcomes(
     ``n=None``: exhaustive -- every sequence of remaining moves (3888 from four numbers).
     ``n`` an int: ``n`` random completions, each move drawn uniformly by ``random.Random(seed)``.
     """
-    canon = _to_state(state, "state")
+    canon = to_state(state, "state")
     if n is None:
         return list(_all_leaves(canon))
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"n must be an int or None, got {n!r}")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    rng = random.Random(seed)
+    n = require_int("n", n, low=1, high=MAX_TRIALS)
+    rng = random.Random(require_seed("seed", seed))
     outcomes = []
     for _ in range(n):
         current = canon
@@ -563,7 +566,7 @@ def math_shepherd_labels(
     """
     if isinstance(steps, str):
         steps = steps.split(";")
-    step_list = _check_chain(steps)
+    step_list = _check_chain(steps, "steps")
     state: tuple[Fraction, ...] | None = puzzle_state(numbers)
     labels = []
     for i, step in enumerate(step_list):

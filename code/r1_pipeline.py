@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from numbers import Real
 
 import numpy as np
 import torch
@@ -32,10 +33,18 @@ from arithmetic_task import (
     make_batch,
     prompt_of,
     random_problem,
+    require_problems,
     write_chain,
 )
+from checks import (
+    require_float,
+    require_int,
+    require_prob,
+    require_seed,
+    require_sequence,
+    require_str,
+)
 from evaluation import bootstrap_interval, pass_at_k
-from reasoning import require_int
 from rl_reasoner import format_reward
 from tiny_gpt import DATA_DIR, TinyGPT, TinyGPTConfig, sample, train
 
@@ -47,6 +56,13 @@ R1_COLD_START_PATH = DATA_DIR / "r1_cold_start.json"
 #: Stage 0's pre-training text: 45% of chains slip once, steps are re-checked at random, and
 #: 30% of the lines state a bare answer with no thinking at all.
 PRETRAIN_MIX = {"slip_share": 0.45, "recheck_share": 0.3, "answer_only_share": 0.3}
+# Size caps: past these a call would run for hours or allocate gigabytes (chapter 11's runs use
+# a few thousand pairs and samples, 800 steps, batches of 128).
+MAX_STEPS = 1_000_000
+MAX_BATCH = 100_000
+MAX_PAIRS = 10_000_000
+MAX_CONTEXT = 4096
+
 #: The share of steps re-checked in the curated cold-start chains (the house style).
 COLD_START_RECHECK = 0.3
 
@@ -58,14 +74,18 @@ def pretrain_base(
 
     Weights from `seed`, data from `seed + 1` (as `scripts/train_tiny_reasoner.py` does).
     """
-    require_int(n_layer, "n_layer", 1)
+    require_int("n_layer", n_layer, low=1)
+    steps = require_int("steps", steps, low=1, high=MAX_STEPS)
+    batch_size = require_int("batch_size", batch_size, low=1, high=MAX_BATCH)
+    seed = require_seed("seed", seed)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
     model = TinyGPT(TinyGPTConfig(n_layer=n_layer), seed=seed)
     rng = random.Random(seed + 1)
     context = model.config.context
     losses = train(
         model,
         lambda: make_batch(rng, batch_size, context=context, **PRETRAIN_MIX),
-        steps=require_int(steps, "steps", 1),
+        steps=steps,
         lr=lr,
     )
     return model, losses
@@ -79,9 +99,12 @@ def cold_start_set(
     No slips and no bare answers; steps are re-checked with probability `recheck_share`, so the
     cold start teaches the format and the habit of checking, not arithmetic the base lacks.
     """
-    rng = random.Random(require_int(seed, "seed", 0))
+    rng = random.Random(require_seed("seed", seed))
+    n = require_int("n", n, low=1, high=MAX_PAIRS)
+    recheck_share = require_prob("recheck_share", recheck_share)
+    context = require_int("context", context, low=16, high=MAX_CONTEXT)
     pairs = []
-    for _ in range(require_int(n, "n", 1)):
+    for _ in range(n):
         problem = random_problem(rng, "train")
         room = context - len(problem) - 2
         pairs.append((problem, add_rechecks(write_chain(problem), rng, recheck_share, room)))
@@ -102,11 +125,15 @@ def sft(
     next-token loss on the completion only. The schedule is `tiny_gpt.train`'s, with a short
     warm-up and a cosine decay to a tenth of `lr`.
     """
-    if len(pairs) == 0:
-        raise ValueError("pairs must not be empty")
-    steps = require_int(steps, "steps", 1)
-    rng = random.Random(require_int(seed, "seed", 0))
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
+    pairs = require_sequence("pairs", pairs, min_len=1)
+    steps = require_int("steps", steps, low=1, high=MAX_STEPS)
+    batch_size = require_int("batch_size", batch_size, low=1, high=MAX_BATCH)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    rng = random.Random(require_seed("seed", seed))
     context = model.config.context
+    batch_of(pairs[:1], context)  # a malformed pair fails here, naming pairs, not mid-training
 
     def batches():
         return batch_of([rng.choice(pairs) for _ in range(batch_size)], context)
@@ -128,8 +155,29 @@ def sample_many(
     One `torch.Generator` seeded with `seed` drives every draw, so the same call gives the same
     chains; `rejection_sample` and `evaluate` both sample through it.
     """
-    n = require_int(n, "n", 1)
-    generator = torch.Generator().manual_seed(require_int(seed, "seed", 0))
+    problems, n, temperature, seed, batch = _check_sampling(
+        model, problems, n, temperature, seed, batch
+    )
+    return _sample_many(model, problems, n, temperature, seed, batch)
+
+
+def _check_sampling(model, problems, n, temperature, seed, batch, n_name="n"):
+    """The arguments shared by sample_many, rejection_sample and evaluate, checked once."""
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
+    problems = require_problems("problems", problems)
+    n = require_int(n_name, n, low=1, high=MAX_PAIRS)
+    if n * len(problems) > MAX_PAIRS:
+        raise ValueError(f"{n_name} x len(problems) must be <= {MAX_PAIRS} samples")
+    temperature = require_float("temperature", temperature, low=0.0)
+    seed = require_seed("seed", seed)
+    batch = require_int("batch", batch, low=1, high=MAX_BATCH)
+    return problems, n, temperature, seed, batch
+
+
+@torch.no_grad()
+def _sample_many(model, problems, n, temperature, seed, batch):
+    generator = torch.Generator().manual_seed(seed)
     flat = [p for p in problems for _ in range(n)]
     for start in range(0, len(flat), batch):
         chunk = flat[start : start + batch]
@@ -151,9 +199,12 @@ def rejection_sample(
     Exact duplicates of a kept chain for the same problem are dropped. Returns the kept pairs
     and statistics: samples drawn, share right, share kept, distinct problems covered.
     """
+    problems, n, temperature, seed, batch = _check_sampling(
+        model, problems, samples_per_problem, temperature, seed, batch, "samples_per_problem"
+    )
     kept: dict[tuple[str, str], None] = {}
     right = drawn = 0
-    for p, c, _ in sample_many(model, problems, samples_per_problem, temperature, seed, batch):
+    for p, c, _ in _sample_many(model, problems, n, temperature, seed, batch):
         drawn += 1
         ok = grade(p, c) == 1.0
         right += ok
@@ -171,6 +222,7 @@ def rejection_sample(
 
 def thinking_mode(completion: str) -> str:
     """'answer_only' (`####N`, no thinking), 'chain' (well-formed steps), or 'malformed'."""
+    require_str("completion", completion)
     if format_reward(completion) == 1.0:
         return "chain"
     if completion.startswith("####") and completion[4:].lstrip("-").isdigit():
@@ -180,7 +232,7 @@ def thinking_mode(completion: str) -> str:
 
 def recheck_count(completion: str) -> int:
     """Number of steps that repeat the step just before them (the re-checks)."""
-    steps = completion.split(";")
+    steps = require_str("completion", completion).split(";")
     return sum(a == b for a, b in zip(steps, steps[1:], strict=False))
 
 
@@ -200,12 +252,16 @@ def evaluate(
     ks <= n with a 95% bootstrap interval over problems (`pass_at_k_ci`), and the mean length in
     tokens of right and wrong chains, the share of each thinking mode and the mean re-checks.
     """
-    n = require_int(n, "n", 1)
+    problems, n, temperature, seed, batch = _check_sampling(
+        model, problems, n, temperature, seed, batch
+    )
+    ks = [require_int("ks", k, low=1) for k in require_sequence("ks", ks)]
+    num_bootstrap = require_int("num_bootstrap", num_bootstrap, low=1, high=MAX_PAIRS)
     right = np.zeros(len(problems) * n)
     length = np.zeros(len(problems) * n)
     modes = {"chain": 0, "answer_only": 0, "malformed": 0}
     rechecks = 0
-    for i, (p, c, tokens) in enumerate(sample_many(model, problems, n, temperature, seed, batch)):
+    for i, (p, c, tokens) in enumerate(_sample_many(model, problems, n, temperature, seed, batch)):
         right[i] = grade(p, c)
         length[i] = tokens
         modes[thinking_mode(c)] += 1
@@ -239,7 +295,11 @@ def smooth(values: Sequence[float | None], window: int) -> list[float | None]:
     Missing values (None, NaN) are skipped; a window holding none gives None. Chapter 11 smooths
     per-step training statistics with it (`widgets/r1_math.js` mirrors it).
     """
-    window = require_int(window, "window", 1)
+    values = require_sequence("values", values)
+    for v in values:  # None and NaN both mark a gap
+        if v is not None and (isinstance(v, bool) or not isinstance(v, Real)):
+            raise TypeError(f"values must hold numbers or None, got {type(v).__name__}")
+    window = require_int("window", window, low=1)
     out: list[float | None] = []
     for i in range(len(values)):
         seen = [

@@ -18,9 +18,19 @@ import math
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
+
+from checks import (
+    require_callable,
+    require_float,
+    require_int,
+    require_prob,
+    require_seed,
+    require_sequence,
+    require_str,
+)
 
 __all__ = [
     "extract_answer",
@@ -38,41 +48,20 @@ __all__ = [
     "weighted_vote",
     "best_of_n_accuracy",
     "simulate_vote_vs_verifier",
-    "require_int",
 ]
 
 
 # ---------------------------------------------------------------------------------------------
-# Argument checks shared by the functions below.
+# Size caps: past these a call would run for minutes or allocate gigabytes (each is checked at
+# the entry point that would do the work, and named in its error).
 # ---------------------------------------------------------------------------------------------
 
-
-def require_int(value: object, name: str, minimum: int | None = None) -> int:
-    """Return ``value`` as an ``int``; TypeError if it is not an integer, ValueError if too small.
-
-    ``bool`` is rejected even though it subclasses ``int``: ``n=True`` is a bug, not one sample.
-    """
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _require_probability(value: object, name: str) -> float:
-    """Return ``value`` as a float in [0, 1]; TypeError if not a real number, ValueError if out."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not 0.0 <= value <= 1.0:  # also rejects NaN
-        raise ValueError(f"{name} must be in [0, 1], got {value}")
-    return value
-
-
-def _require_callable(value: object, name: str) -> None:
-    if not callable(value):
-        raise TypeError(f"{name} must be callable, got {type(value).__name__}")
+MAX_SAMPLES = 100_000  # calls of a sampler in self_consistency / best_of_n
+MAX_VOTERS = 1_000_000  # n of condorcet_majority_prob (log-space pmf of n + 1 terms)
+MAX_PLURALITY_WORK = 10**8  # num_distractors**2 * n**3 of plurality_vote_prob (~5 s)
+MAX_BEST_OF_N = 100_000  # n of best_of_n_accuracy (one quadrature per k)
+MAX_CELLS = 50_000_000  # trials * n * labels of a vectorised vote (its one-hot array)
+MAX_SEPARATION = 20.0  # |separation| of the simulation: exp(separation * score) stays finite
 
 
 def _require_answers(answers: Iterable[str | None], name: str = "answers") -> list[str | None]:
@@ -216,8 +205,8 @@ def self_consistency(sample_fn: Callable[[], str], n: int) -> tuple[str | None, 
     Returns ``(majority_vote(answers), vote_distribution(answers))``; the reasoning paths are
     marginalised out and only the final answers are compared.
     """
-    _require_callable(sample_fn, "sample_fn")
-    n = require_int(n, "n", minimum=1)
+    require_callable("sample_fn", sample_fn)
+    n = require_int("n", n, low=1, high=MAX_SAMPLES)
     answers = [extract_answer(sample_fn()) for _ in range(n)]
     return majority_vote(answers), vote_distribution(answers)
 
@@ -236,12 +225,10 @@ class NoisyReasoner:
     """
 
     def __init__(self, correct: str, p: float, num_distractors: int, seed: int) -> None:
-        if not isinstance(correct, str):
-            raise TypeError(f"correct must be a str, got {type(correct).__name__}")
-        self.correct = correct
-        self.p = _require_probability(p, "p")
-        num_distractors = require_int(num_distractors, "num_distractors", minimum=1)
-        self.seed = require_int(seed, "seed")
+        self.correct = require_str("correct", correct)
+        self.p = require_prob("p", p)
+        num_distractors = require_int("num_distractors", num_distractors, low=1, high=MAX_SAMPLES)
+        self.seed = require_seed("seed", seed)
         self.distractors: tuple[str, ...] = tuple(
             str(i) for i in range(num_distractors + 1) if str(i) != correct
         )[:num_distractors]
@@ -309,8 +296,8 @@ class SlipChainReasoner:
     def __init__(self, problem: str, slip_prob: float, seed: int) -> None:
         _, self._correct = _write_chain(problem)  # validates problem
         self.problem = problem
-        self.slip_prob = _require_probability(slip_prob, "slip_prob")
-        self.seed = require_int(seed, "seed")
+        self.slip_prob = require_prob("slip_prob", slip_prob)
+        self.seed = require_seed("seed", seed)
         self._rng = random.Random(self.seed)
 
     @property
@@ -362,8 +349,8 @@ def condorcet_majority_prob(p: float, n: int) -> float:
     For even n, a tie (k = n/2) is settled by a fair coin and so adds half its probability;
     this keeps P(n) = 1/2 at p = 1/2 for every n. P(n) -> 1 for p > 1/2 and -> 0 for p < 1/2.
     """
-    p = _require_probability(p, "p")
-    n = require_int(n, "n", minimum=1)
+    p = require_prob("p", p)
+    n = require_int("n", n, low=1, high=MAX_VOTERS)
     pmf = _binomial_pmf(n, p)
     majority = float(np.sum(pmf[n // 2 + 1 :]))
     tie = 0.5 * float(pmf[n // 2]) if n % 2 == 0 else 0.0
@@ -393,9 +380,15 @@ def plurality_vote_prob(p: float, n: int, num_distractors: int) -> float:
     Cost O(D^2 n^3) multiply-adds with tiny constants: fine for the n <= a few hundred a plot
     needs.
     """
-    p = _require_probability(p, "p")
-    n = require_int(n, "n", minimum=1)
-    num_distractors = require_int(num_distractors, "num_distractors", minimum=1)
+    p = require_prob("p", p)
+    n = require_int("n", n, low=1, high=MAX_VOTERS)
+    num_distractors = require_int("num_distractors", num_distractors, low=1, high=MAX_VOTERS)
+    if num_distractors**2 * n**3 > MAX_PLURALITY_WORK:
+        raise ValueError(
+            f"n and num_distractors ask for num_distractors**2 * n**3 = "
+            f"{num_distractors**2 * n**3:.3g} steps, more than {MAX_PLURALITY_WORK:.0e}; "
+            "simulate instead (demonstrate_self_consistency)"
+        )
 
     # split[m][u][c] = P(Binomial(u, 1/m) = c): the next of m wrong answers takes c of u votes.
     split = {
@@ -446,6 +439,40 @@ def plurality_is_correct(
     ``weighted_vote``. Same rule as the scalar functions: the largest total wins and ties go to
     the answer seen first. This is the vectorised vote every simulation in the book uses.
     """
+    answers, num_labels, weights = _check_votes(answers, num_labels, weights)
+    return _plurality_is_correct(answers, num_labels, weights)
+
+
+def _check_votes(answers: object, num_labels: object, weights: object):
+    """(trials, n) integer labels, a label count, optional same-shape finite weights >= 0."""
+    if not isinstance(answers, np.ndarray):
+        raise TypeError(f"answers must be a numpy array, got {type(answers).__name__}")
+    if answers.ndim != 2:
+        raise ValueError(f"answers must be 2-D (trials, n), got shape {answers.shape}")
+    if answers.dtype.kind not in "iu":
+        raise TypeError(f"answers must hold integer labels, got dtype {answers.dtype}")
+    num_labels = require_int("num_labels", num_labels, low=1)
+    if answers.size * num_labels > MAX_CELLS:
+        raise ValueError(
+            f"answers x num_labels = {answers.size * num_labels} cells, more than {MAX_CELLS}"
+        )
+    if weights is not None:
+        if not isinstance(weights, np.ndarray):
+            raise TypeError(f"weights must be a numpy array or None, got {type(weights).__name__}")
+        if weights.shape != answers.shape:
+            raise ValueError(
+                f"weights must have the shape of answers {answers.shape}, got {weights.shape}"
+            )
+        if weights.dtype.kind not in "iuf" or weights.dtype == bool:
+            raise TypeError(f"weights must be real numbers, got dtype {weights.dtype}")
+        if not (np.isfinite(weights).all() and (weights >= 0).all()):
+            raise ValueError("weights must be finite and >= 0")
+    return answers, num_labels, weights
+
+
+def _plurality_is_correct(
+    answers: np.ndarray, num_labels: int, weights: np.ndarray | None = None
+) -> np.ndarray:
     num_samples = answers.shape[1]
     one_hot = answers[:, :, None] == np.arange(num_labels)  # (trials, n, labels)
     if weights is None:
@@ -503,17 +530,17 @@ def demonstrate_self_consistency(
     exact value is ``plurality_vote_prob(p, n, num_distractors)``. ``verbose`` prints the
     table beside the Condorcet bound.
     """
-    p = _require_probability(p, "p")
-    num_distractors = require_int(num_distractors, "num_distractors", minimum=1)
-    trials = require_int(trials, "trials", minimum=1)
-    seed = require_int(seed, "seed")
-    if isinstance(ns, str) or not isinstance(ns, Iterable):
-        raise TypeError(f"ns must be a sequence of ints, got {type(ns).__name__}")
-    ns = [require_int(n, "ns", minimum=1) for n in ns]
-    if not ns:
-        raise ValueError("ns must contain at least one sample count")
+    p = require_prob("p", p)
+    num_distractors = require_int("num_distractors", num_distractors, low=1)
+    trials = require_int("trials", trials, low=1, high=MAX_CELLS)
+    seed = require_seed("seed", seed)
+    ns = [
+        require_int("ns", n, low=1, high=MAX_CELLS) for n in require_sequence("ns", ns, min_len=1)
+    ]
     if len(set(ns)) != len(ns):
         raise ValueError(f"ns must not repeat a sample count, got {ns}")
+    if trials * max(ns) * (num_distractors + 1) > MAX_CELLS:
+        raise ValueError(f"trials x max(ns) x (num_distractors + 1) must be <= {MAX_CELLS}")
 
     rng = np.random.default_rng(seed)
     accuracy: dict[int, float] = {}
@@ -521,7 +548,7 @@ def demonstrate_self_consistency(
         is_right = rng.random((trials, n)) < p
         wrong = rng.integers(1, num_distractors + 1, size=(trials, n))
         answers = np.where(is_right, 0, wrong)
-        accuracy[n] = float(plurality_is_correct(answers, num_distractors + 1).mean())
+        accuracy[n] = float(_plurality_is_correct(answers, num_distractors + 1).mean())
 
     if verbose:
         rule = "=" * 60
@@ -551,9 +578,9 @@ def best_of_n(sample_fn: Callable[[], str], score_fn: Callable[[str], float], n:
     Ties go to the earliest sample. Unlike voting, a single good sample can win even when it is
     outnumbered, so best-of-N is only as good as its verifier.
     """
-    _require_callable(sample_fn, "sample_fn")
-    _require_callable(score_fn, "score_fn")
-    n = require_int(n, "n", minimum=1)
+    require_callable("sample_fn", sample_fn)
+    require_callable("score_fn", score_fn)
+    n = require_int("n", n, low=1, high=MAX_SAMPLES)
     best, best_score = None, -math.inf
     for _ in range(n):
         candidate = sample_fn()
@@ -613,6 +640,21 @@ def weighted_vote(answers: Sequence[str | None], scores: Sequence[float]) -> str
 _GRID_HALF_WIDTH, _GRID_STEPS = 9.0, 1800  # the integration grid (widgets/voting.js uses the same)
 
 
+def _grid(d: float) -> np.ndarray:
+    """Where the integrand lives, sampled finely enough for the trapezoid rule.
+
+    The integrand carries the factor pdf(x - d), below 1e-17 more than 9 standard deviations
+    from d, so [d - 9, d + 9] holds all of it. The book's original grid spans [min(0, d) - 9,
+    max(0, d) + 9] in 1800 steps, which contains that window; it is kept while its step is
+    at most 0.02 (|d| <= 18) so the numbers the book prints (and widgets/voting.js) do not move.
+    Beyond that its step would outgrow the width-1 peak, and the window is sampled instead.
+    """
+    lo, hi = min(0.0, d) - _GRID_HALF_WIDTH, max(0.0, d) + _GRID_HALF_WIDTH
+    if (hi - lo) / _GRID_STEPS > 0.02:
+        lo, hi = d - _GRID_HALF_WIDTH, d + _GRID_HALF_WIDTH
+    return np.linspace(lo, hi, _GRID_STEPS + 1)
+
+
 def _normal_cdf(x: np.ndarray) -> np.ndarray:
     return 0.5 * np.array([math.erfc(-v / math.sqrt(2.0)) for v in x])
 
@@ -624,18 +666,10 @@ def best_of_n_accuracy(p: float, n: int, separation: float) -> float:
     with probability  integral k * pdf(x - d) * cdf(x - d)^(k-1) * cdf(x)^(n-k) dx : the density
     that the best right sample scores x, times the chance every wrong one scores below x.
     """
-    p = _require_probability(p, "p")
-    n = require_int(n, "n", minimum=1)
-    if (
-        isinstance(separation, bool)
-        or not isinstance(separation, Real)
-        or not math.isfinite(separation)
-    ):
-        raise ValueError(f"separation must be a finite real number, got {separation!r}")
-    d = float(separation)
-    xs = np.linspace(
-        min(0.0, d) - _GRID_HALF_WIDTH, max(0.0, d) + _GRID_HALF_WIDTH, _GRID_STEPS + 1
-    )
+    p = require_prob("p", p)
+    n = require_int("n", n, low=1, high=MAX_BEST_OF_N)
+    d = require_float("separation", separation)
+    xs = _grid(d)
     pdf_right = np.exp(-0.5 * (xs - d) ** 2) / math.sqrt(2.0 * math.pi)
     cdf_right, cdf_wrong = _normal_cdf(xs - d), _normal_cdf(xs)
     pmf = _binomial_pmf(n, p)
@@ -663,13 +697,16 @@ def simulate_vote_vs_verifier(
     to "wrong" (up to a constant), so a useless verifier (separation 0) reduces it to the plain
     vote. Returns one record per n: {"n", "vote", "best_of_n", "weighted"}.
     """
-    p = _require_probability(p, "p")
-    num_distractors = require_int(num_distractors, "num_distractors", minimum=1)
-    trials = require_int(trials, "trials", minimum=1)
-    rng = np.random.default_rng(require_int(seed, "seed"))
+    p = require_prob("p", p)
+    num_distractors = require_int("num_distractors", num_distractors, low=1)
+    trials = require_int("trials", trials, low=1, high=MAX_CELLS)
+    separation = require_float("separation", separation, low=-MAX_SEPARATION, high=MAX_SEPARATION)
+    ns = [require_int("ns", n, low=1, high=MAX_CELLS) for n in require_sequence("ns", ns)]
+    if ns and trials * max(ns) * (num_distractors + 1) > MAX_CELLS:
+        raise ValueError(f"trials x max(ns) x (num_distractors + 1) must be <= {MAX_CELLS}")
+    rng = np.random.default_rng(require_seed("seed", seed))
     rows = []
     for n in ns:
-        n = require_int(n, "ns", minimum=1)
         right = rng.random((trials, n)) < p
         answers = np.where(right, 0, rng.integers(1, num_distractors + 1, size=(trials, n)))
         scores = rng.standard_normal((trials, n)) + separation * right
@@ -677,10 +714,10 @@ def simulate_vote_vs_verifier(
         rows.append(
             {
                 "n": n,
-                "vote": float(plurality_is_correct(answers, num_distractors + 1).mean()),
+                "vote": float(_plurality_is_correct(answers, num_distractors + 1).mean()),
                 "best_of_n": float(right[np.arange(trials), favourite].mean()),
                 "weighted": float(
-                    plurality_is_correct(
+                    _plurality_is_correct(
                         answers, num_distractors + 1, weights=np.exp(separation * scores)
                     ).mean()
                 ),

@@ -30,6 +30,7 @@ import re
 import string
 from collections.abc import Mapping
 
+from checks import require_str
 from reasoning import extract_answer
 
 __all__ = [
@@ -57,12 +58,6 @@ _TEMPLATE = ("<think>", "</think>", "<answer>", "</answer>")
 _WORD = re.compile(r"\S+")
 
 
-def _check_completion(completion: object) -> str:
-    if not isinstance(completion, str):
-        raise TypeError(f"completion must be a str, got {type(completion).__name__}")
-    return completion
-
-
 def split_blocks(completion: str) -> tuple[str, str] | None:
     """Return ``(think_content, answer_content)`` for a well-formed completion, else None.
 
@@ -74,7 +69,7 @@ def split_blocks(completion: str) -> tuple[str, str] | None:
     Raises:
         TypeError: ``completion`` is not a ``str``.
     """
-    text = _check_completion(completion)
+    text = require_str("completion", completion)
     tags = []
     for match in _TAG.finditer(text):
         tags.append(match)
@@ -144,7 +139,7 @@ def accuracy_reward(completion: str, correct: str | int | float) -> float:
         TypeError: ``completion`` is not a ``str``, or ``correct`` is neither str nor number.
         ValueError: ``correct`` holds no number.
     """
-    text = _check_completion(completion)
+    text = require_str("completion", completion)
     reference = _canonical_reference(correct)
     blocks = split_blocks(text)
     predicted = extract_answer(text) if blocks is None else extract_answer(blocks[1])
@@ -167,7 +162,7 @@ def language_consistency_reward(completion: str, allowed: str = ASCII_SCRIPT) ->
         TypeError: ``completion`` or ``allowed`` is not a ``str``.
         ValueError: ``allowed`` is empty.
     """
-    text = _check_completion(completion)
+    text = require_str("completion", completion)
     if not isinstance(allowed, str):
         raise TypeError(f"allowed must be a str of characters, got {type(allowed).__name__}")
     if not allowed:

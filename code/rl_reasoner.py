@@ -30,7 +30,18 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import Tensor
 
-from arithmetic_task import grade, prompt_of, random_problem
+from arithmetic_task import grade, prompt_of, random_problem, require_problems
+from checks import (
+    require_bool,
+    require_choice,
+    require_float,
+    require_int,
+    require_open_unit,
+    require_seed,
+    require_sequence,
+    require_str,
+    require_tensor,
+)
 from cispo import cispo_surrogate
 from dapo import clipped_objective_terms
 from grpo import group_relative_advantages, grpo_surrogate, kl_divergence
@@ -39,6 +50,8 @@ from gspo import gspo_surrogate, sequence_importance_ratio
 from tiny_gpt import Samples, TinyGPT, completion_logprobs, sample
 
 OBJECTIVES = ("grpo", "dr_grpo", "dapo", "gspo", "cispo")
+MAX_PER_STEP = 1_000_000  # chains sampled in one step, and other per-step counts
+MAX_STEPS = 10_000_000
 
 # A well-formed chain: steps "a+b=c" separated by ";", then "####" and the final number.
 _CHAIN = re.compile(r"(?:-?[0-9]+[+-][0-9]=-?[0-9]+;)+####-?[0-9]+")
@@ -46,8 +59,7 @@ _CHAIN = re.compile(r"(?:-?[0-9]+[+-][0-9]=-?[0-9]+;)+####-?[0-9]+")
 
 def format_reward(completion: str) -> float:
     """1.0 if the completion is a well-formed chain (`a+b=c;...;####N`), else 0.0."""
-    if not isinstance(completion, str):
-        raise TypeError(f"completion must be a str, got {type(completion).__name__}")
+    require_str("completion", completion)
     return 1.0 if _CHAIN.fullmatch(completion) else 0.0
 
 
@@ -77,23 +89,31 @@ class RLConfig:
     problem_pool: tuple[str, ...] = ()  # train on these problems only (tests); () = train split
 
     def __post_init__(self) -> None:
-        if self.objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
-        for name in ("prompts_per_step", "group_size", "inner_steps", "max_sampling_rounds"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
-        if self.group_size < 2:
-            raise ValueError(
-                f"group_size must be >= 2 (a group needs a baseline), got {self.group_size}"
-            )
-        for name in ("lr", "temperature"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.beta < 0 or self.format_weight < 0:
-            raise ValueError("beta and format_weight must be >= 0")
-        if not 0 < self.clip_eps < 1 or not 0 < self.clip_high < 1:
-            raise ValueError("clip_eps and clip_high must be in (0, 1)")
+        # Every field is checked here, on construction: a NaN beta or an inverted clip would
+        # otherwise surface deep inside a step, or never.
+        require_choice("objective", self.objective, OBJECTIVES)
+        for name in ("prompts_per_step", "inner_steps", "max_sampling_rounds"):
+            require_int(name, getattr(self, name), low=1, high=MAX_PER_STEP)
+        # A group needs a baseline: at least two chains.
+        require_int("group_size", self.group_size, low=2, high=MAX_PER_STEP)
+        if self.prompts_per_step * self.group_size > MAX_PER_STEP:
+            raise ValueError(f"prompts_per_step x group_size must be <= {MAX_PER_STEP} chains")
+        for name in ("lr", "temperature", "grad_clip"):
+            require_float(name, getattr(self, name), low=0.0, low_open=True)
+        for name in ("beta", "format_weight"):
+            require_float(name, getattr(self, name), low=0.0)
+        for name in ("clip_eps", "clip_high", "cispo_eps_high"):
+            require_open_unit(name, getattr(self, name))
+        clip = self.gspo_clip
+        if not isinstance(clip, tuple) or len(clip) != 2:
+            raise TypeError(f"gspo_clip must be a (low, high) tuple, got {clip!r}")
+        for value in clip:
+            require_open_unit("gspo_clip", value)
+        require_bool("dynamic_sampling", self.dynamic_sampling)
+        require_int("dr_grpo_max_len", self.dr_grpo_max_len, low=1, high=MAX_PER_STEP)
+        if not isinstance(self.problem_pool, tuple):
+            raise TypeError(f"problem_pool must be a tuple, got {type(self.problem_pool).__name__}")
+        require_problems("problem_pool", self.problem_pool)
 
     @classmethod
     def preset(cls, objective: str, **overrides) -> RLConfig:
@@ -104,6 +124,16 @@ class RLConfig:
 
 def rewards_for(problems: list[str], completions: list[str], format_weight: float) -> Tensor:
     """Verifiable reward of each completion: accuracy (0/1) + format_weight * format (0/1)."""
+    problems = require_problems("problems", problems)
+    completions = require_sequence("completions", completions)
+    for completion in completions:
+        require_str("completions", completion)
+    if len(problems) != len(completions):
+        raise ValueError(
+            f"completions must hold one completion per problem ({len(problems)}), "
+            f"got {len(completions)}"
+        )
+    format_weight = require_float("format_weight", format_weight, low=0.0)
     return torch.tensor(
         [
             grade(p, c) + format_weight * format_reward(c)
@@ -114,6 +144,8 @@ def rewards_for(problems: list[str], completions: list[str], format_weight: floa
 
 def advantages_for(rewards: Tensor, objective: str) -> Tensor:
     """Group-relative advantages for a (B, G) reward table, flattened to (B * G,)."""
+    objective = require_choice("objective", objective, OBJECTIVES)
+    require_tensor("rewards", rewards, ndim=2)
     if objective == "dr_grpo":
         return centered_advantages(rewards).reshape(-1)
     return group_relative_advantages(rewards).reshape(-1)
@@ -122,7 +154,15 @@ def advantages_for(rewards: Tensor, objective: str) -> Tensor:
 def policy_loss(
     objective: str, logp_new: Tensor, logp_old: Tensor, adv: Tensor, mask: Tensor, cfg: RLConfig
 ) -> Tensor:
-    """The chosen objective's loss on (N, T) per-token log-probs of N sampled chains."""
+    """The chosen objective's loss on (N, T) per-token log-probs of N sampled chains.
+
+    Checks only what is its own (the objective, the config, the mask's type); each objective's
+    function checks the tensors it is given.
+    """
+    objective = require_choice("objective", objective, OBJECTIVES)
+    if not isinstance(cfg, RLConfig):
+        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
+    require_tensor("mask", mask, ndim=2, dtype="bool")
     if objective == "grpo":
         return grpo_surrogate(logp_new, logp_old, adv, clip_eps=cfg.clip_eps, mask=mask)
     if objective == "dr_grpo":
@@ -202,6 +242,13 @@ def _merge(parts, group_size: int) -> tuple[Samples, Tensor]:
     return merged, (torch.stack(rewards) if rewards else torch.zeros(0, group_size))
 
 
+def _check_run(model: object, cfg: object) -> None:
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
+    if not isinstance(cfg, RLConfig):
+        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
+
+
 def rl_step(
     model: TinyGPT,
     reference: TinyGPT,
@@ -210,7 +257,23 @@ def rl_step(
     rng: random.Random,
     generator: torch.Generator,
 ) -> dict[str, float]:
-    """One RL step: sample groups, grade, standardise, `inner_steps` updates. Returns statistics."""
+    """One RL step: sample groups, grade, standardise, `inner_steps` updates. Returns statistics.
+
+    A statistic with nothing to average (``reward`` when dynamic sampling kept no group,
+    ``length_correct`` when no chain was right) is NaN, meaning "missing"; the run script
+    writes it as JSON null.
+    """
+    _check_run(model, cfg)
+    if not isinstance(reference, TinyGPT):
+        raise TypeError(f"reference must be a TinyGPT, got {type(reference).__name__}")
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(
+            f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
+        )
+    if not isinstance(rng, random.Random):
+        raise TypeError(f"rng must be a random.Random, got {type(rng).__name__}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     problems, samples, rewards, discarded = _draw_groups(model, cfg, rng, generator)
     stats = {"discarded_groups": float(discarded), "groups": float(len(problems))}
     if not problems:
@@ -268,8 +331,11 @@ def train_rl(
     model: TinyGPT, cfg: RLConfig, steps: int, seed: int = 0, callback=None
 ) -> list[dict[str, float]]:
     """Run `steps` RL steps from `model` (updated in place); the reference is a frozen copy."""
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"steps must be a non-negative int, got {steps!r}")
+    _check_run(model, cfg)
+    steps = require_int("steps", steps, low=0, high=MAX_STEPS)
+    seed = require_seed("seed", seed)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
     reference = copy.deepcopy(model).eval()
     for p in reference.parameters():
         p.requires_grad_(False)
@@ -286,4 +352,6 @@ def train_rl(
 
 def config_dict(cfg: RLConfig) -> dict:
     """JSON-able settings, for the run records in data/."""
+    if not isinstance(cfg, RLConfig):
+        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
     return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(cfg).items()}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from checks import require_float, require_int
 from rewards import split_blocks  # the one parser of the <think>/<answer> template
 
 # A crude but honest stand-in for a BPE tokenizer: words, numbers and single punctuation marks.
@@ -34,22 +35,19 @@ def count_tokens(text: str) -> int:
 
 def training_flops(params: float, tokens: float) -> float:
     """Approximate training compute: 6 * N * D."""
-    _check_positive(params=params, tokens=tokens)
+    params, tokens = _positive("params", params), _positive("tokens", tokens)
     return 6.0 * params * tokens
 
 
 def generation_flops(params: float, tokens: float) -> float:
     """Approximate inference compute to generate `tokens` tokens: 2 * N per token."""
-    _check_positive(params=params, tokens=tokens)
+    params, tokens = _positive("params", params), _positive("tokens", tokens)
     return 2.0 * params * tokens
 
 
-def _check_positive(**values: float) -> None:
-    for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-        if not value > 0:
-            raise ValueError(f"{name} must be positive, got {value}")
+def _positive(name: str, value: object) -> float:
+    # Capped at 1e30 so the product (6 N D) stays a finite float for any pair of inputs.
+    return require_float(name, value, low=0.0, high=1e30, low_open=True)
 
 
 @dataclass(frozen=True)
@@ -59,6 +57,11 @@ class TokenLedger:
     thinking_tokens: int
     answer_tokens: int
     price_per_million: float
+
+    def __post_init__(self) -> None:
+        require_int("thinking_tokens", self.thinking_tokens, low=0)
+        require_int("answer_tokens", self.answer_tokens, low=0)
+        require_float("price_per_million", self.price_per_million, low=0.0, high=1e12)
 
     @property
     def total_tokens(self) -> int:
@@ -80,8 +83,7 @@ def token_ledger(completion: str, price_per_million: float = 10.0) -> TokenLedge
     A completion that does not follow the template is all answer (a non-reasoning model).
     `price_per_million` is the output price in dollars per million tokens.
     """
-    if price_per_million < 0:
-        raise ValueError(f"price_per_million must be >= 0, got {price_per_million}")
+    price_per_million = require_float("price_per_million", price_per_million, low=0.0, high=1e12)
     parts = split_blocks(completion)
     if parts is None:
         return TokenLedger(0, count_tokens(completion), price_per_million)

@@ -35,7 +35,6 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
-from numbers import Real
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +42,29 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from arithmetic_task import BOS, EOS, PAD, PROMPT_CHARS, VOCAB, encode, grade, prompt_of
-from reasoning import require_int
+from arithmetic_task import (
+    BOS,
+    EOS,
+    PAD,
+    PROMPT_CHARS,
+    VOCAB,
+    encode,
+    grade,
+    prompt_of,
+    require_problems,
+)
+from checks import (
+    require_callable,
+    require_finite_where,
+    require_float,
+    require_int,
+    require_same_shape,
+    require_seed,
+    require_sequence,
+    require_sequence_of_sequences,
+    require_str,
+    require_tensor,
+)
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -82,13 +102,13 @@ _PAD_ID, _BOS_ID, _EOS_ID = VOCAB.index(PAD), VOCAB.index(BOS), VOCAB.index(EOS)
 # ---------------------------------------------------------------------------------------------
 
 
-def _require_real(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
+# Size caps: a model, cache or batch past these would need gigabytes (the book's reasoner has
+# 0.8M parameters, a context of 64 and batches of a few thousand rows).
+MAX_PARAMS = 100_000_000  # ~12 * n_layer * n_embd**2 + embeddings, in float32: 400 MB
+MAX_CONTEXT = 4096
+MAX_CACHE = 100_000_000  # elements of one KV cache (batch * layers * context * n_embd * 2)
+MAX_ROWS = 1_000_000  # prompts or chains in one call
+MAX_STEPS = 10_000_000
 
 
 def _require_model(model: object) -> TinyGPT:
@@ -124,7 +144,14 @@ class TinyGPTConfig:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            require_int(getattr(self, f.name), f.name, minimum=1)
+            require_int(f.name, getattr(self, f.name), low=1)
+        require_int("context", self.context, high=MAX_CONTEXT)
+        params = 12 * self.n_layer * self.n_embd**2 + (self.vocab_size + self.context) * self.n_embd
+        if params > MAX_PARAMS:
+            raise ValueError(
+                f"n_layer={self.n_layer}, n_embd={self.n_embd} make about {params:.2g} "
+                f"parameters, more than {MAX_PARAMS:.0e}"
+            )
         if self.n_embd % self.n_head:
             raise ValueError(
                 f"n_embd must be divisible by n_head, got n_embd={self.n_embd}, "
@@ -156,7 +183,13 @@ class KVCache:
     """
 
     def __init__(self, config: TinyGPTConfig, batch_size: int, dtype: torch.dtype) -> None:
-        batch_size = require_int(batch_size, "batch_size", minimum=1)
+        if not isinstance(config, TinyGPTConfig):
+            raise TypeError(f"config must be a TinyGPTConfig, got {type(config).__name__}")
+        batch_size = require_int("batch_size", batch_size, low=1)
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+            raise TypeError(f"dtype must be a floating torch.dtype, got {dtype!r}")
+        if 2 * batch_size * config.n_layer * config.context * config.n_embd > MAX_CACHE:
+            raise ValueError(f"batch_size={batch_size} makes a cache of more than {MAX_CACHE:.0e}")
         head_dim = config.n_embd // config.n_head
         shape = (batch_size, config.n_head, config.context, head_dim)
         self.keys = [torch.zeros(shape, dtype=dtype) for _ in range(config.n_layer)]
@@ -222,7 +255,7 @@ class TinyGPT(nn.Module):
         if not isinstance(config, TinyGPTConfig):
             raise TypeError(f"config must be a TinyGPTConfig, got {type(config).__name__}")
         self.config = config
-        seed = require_int(seed, "seed")
+        seed = require_seed("seed", seed)
         # torch's layers draw default weights from the global RNG as they are built; fork it so
         # building a model leaves it untouched (every weight is then drawn from `seed`).
         with torch.random.fork_rng(devices=[]):
@@ -284,7 +317,11 @@ def count_parameters(model: nn.Module) -> int:
 
 def lm_loss(model: TinyGPT, x: Tensor, y: Tensor) -> Tensor:
     """Mean next-token cross-entropy over targets that are not -100 (prompt and padding)."""
-    logits = _require_model(model)(x)
+    model = _require_model(model)
+    x = require_tensor("x", x, ndim=2, dtype="int")
+    y = require_tensor("y", y, ndim=2, dtype="int")
+    require_same_shape("y", y, "x", x)
+    logits = model(x)
     return F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1), ignore_index=-100)
 
 
@@ -307,12 +344,15 @@ def train(
     the same machine with the same thread count.
     """
     _require_model(model)
-    if not callable(batches):
-        raise TypeError(f"batches must be callable, got {type(batches).__name__}")
-    steps = require_int(steps, "steps", minimum=1)
-    warmup = require_int(warmup, "warmup", minimum=0)
-    lr, min_lr = _require_real(lr, "lr"), _require_real(min_lr, "min_lr")
-    log_every = require_int(log_every, "log_every", minimum=0)
+    require_callable("batches", batches)
+    steps = require_int("steps", steps, low=1, high=MAX_STEPS)
+    warmup = require_int("warmup", warmup, low=0, high=MAX_STEPS)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    min_lr = require_float("min_lr", min_lr, low=0.0)
+    # A NaN here would not fail: AdamW and the clip would quietly make every weight NaN.
+    weight_decay = require_float("weight_decay", weight_decay, low=0.0)
+    grad_clip = require_float("grad_clip", grad_clip, low=0.0, low_open=True)
+    log_every = require_int("log_every", log_every, low=0)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW(
@@ -360,10 +400,8 @@ def encode_prompts(prompts: Sequence[str], context: int) -> list[list[int]]:
     A prompt must be a non-empty string of the task's characters (digits, ``+-=;#``), and
     leave room in the context for at least one generated token.
     """
-    if isinstance(prompts, str) or not isinstance(prompts, Sequence):
-        raise TypeError(f"prompts must be a list of str, got {type(prompts).__name__}")
-    if not prompts:
-        raise ValueError("prompts must hold at least one prompt")
+    prompts = require_sequence("prompts", prompts, min_len=1, max_len=MAX_ROWS)
+    context = require_int("context", context, low=2, high=MAX_CONTEXT)
     out = []
     for i, prompt in enumerate(prompts):
         if not isinstance(prompt, str):
@@ -409,6 +447,27 @@ class Samples:
     logprobs: Tensor
     mask: Tensor
     finished: Tensor
+
+    def __post_init__(self) -> None:
+        rows = len(require_sequence("prompts", self.prompts))
+        if len(require_sequence("completions", self.completions)) != rows:
+            raise ValueError("completions must hold one completion per prompt")
+        for name in ("prompts", "completions"):
+            for text in getattr(self, name):
+                require_str(name, text)
+        grid = require_tensor("tokens", self.tokens, ndim=2, nonempty=False)
+        for name in ("logprobs", "mask"):
+            require_same_shape(
+                name, require_tensor(name, getattr(self, name), nonempty=False), "tokens", grid
+            )
+        require_tensor("finished", self.finished, ndim=1, nonempty=False)
+        if grid.shape[0] != rows or self.finished.shape[0] != rows:
+            raise ValueError(f"tokens and finished must have one row per prompt ({rows})")
+        if rows:  # (an empty batch is built from plain zeros)
+            require_tensor("tokens", grid, dtype="int")
+            require_tensor("mask", self.mask, dtype="bool")
+            require_tensor("logprobs", self.logprobs, dtype="float", finite=False)
+            require_finite_where("logprobs", self.logprobs, self.mask)
 
 
 def _output_log_probs(logits: Tensor) -> Tensor:
@@ -505,19 +564,17 @@ def sample(
     (``budget.py``'s budget forcing); ``Samples.logprobs`` still records the model's own.
     """
     model = _require_model(model)
-    if logits_hook is not None and not callable(logits_hook):
-        raise TypeError(f"logits_hook must be callable, got {type(logits_hook).__name__}")
-    temperature = _require_real(temperature, "temperature")
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0, got {temperature}")
-    top_p = _require_real(top_p, "top_p")
-    if not 0.0 < top_p <= 1.0:
-        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+    if logits_hook is not None:
+        require_callable("logits_hook", logits_hook)
+    temperature = require_float("temperature", temperature, low=0.0)
+    top_p = require_float("top_p", top_p, low=0.0, high=1.0, low_open=True)
     generator = _require_generator(generator, temperature)
     context = model.config.context
     ids = encode_prompts(prompts, context)
     if max_new_tokens is not None:
-        max_new_tokens = require_int(max_new_tokens, "max_new_tokens", minimum=1)
+        max_new_tokens = require_int("max_new_tokens", max_new_tokens, low=1)
+    if not isinstance(use_cache, bool):
+        raise TypeError(f"use_cache must be a bool, got {type(use_cache).__name__}")
 
     b = len(ids)
     groups: dict[int, list[int]] = {}
@@ -600,11 +657,14 @@ def sample_chains(
     times), all draws from one ``torch.Generator`` seeded with ``seed``. With
     ``temperature == 0`` the chains are greedy and all ``n`` are the same.
     """
-    if isinstance(problems, str) or not isinstance(problems, Sequence):
-        raise TypeError(f"problems must be a list of str, got {type(problems).__name__}")
-    n = require_int(n, "n", minimum=1)
-    batch_size = require_int(batch_size, "batch_size", minimum=1)
-    generator = torch.Generator().manual_seed(require_int(seed, "seed"))
+    _require_model(model)
+    problems = require_problems("problems", problems)
+    n = require_int("n", n, low=1, high=MAX_ROWS)
+    if n * len(problems) > MAX_ROWS:
+        raise ValueError(f"n x len(problems) must be <= {MAX_ROWS} chains")
+    batch_size = require_int("batch_size", batch_size, low=1)
+    temperature = require_float("temperature", temperature, low=0.0)
+    generator = torch.Generator().manual_seed(require_seed("seed", seed))
     prompts = [prompt_of(p) for p in problems for _ in range(n)]
     completions: list[str] = []
     for start in range(0, len(prompts), batch_size):
@@ -614,7 +674,13 @@ def sample_chains(
 
 
 def accuracy(problems: Sequence[str], chains: Sequence[Sequence[str]]) -> float:
-    """Mean reward (``arithmetic_task.grade``) over every chain of every problem."""
+    """Mean reward (``arithmetic_task.grade``) over every chain of every problem.
+
+    ``chains`` holds one *list* of chains per problem; a flat list of strings is refused (it
+    would grade single characters).
+    """
+    problems = require_problems("problems", problems)
+    chains = require_sequence_of_sequences("chains", chains)
     if len(problems) != len(chains):
         raise ValueError(
             f"chains must hold one list per problem, got {len(chains)} lists "
@@ -631,6 +697,17 @@ def accuracy(problems: Sequence[str], chains: Sequence[Sequence[str]]) -> float:
 # ---------------------------------------------------------------------------------------------
 
 
+def _require_path(path: object) -> Path:
+    if isinstance(path, str):
+        require_str("path", path)
+        if not path:
+            raise ValueError("path must not be empty")
+        return Path(path)
+    if not isinstance(path, Path):
+        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
+    return path
+
+
 def save_checkpoint(
     model: TinyGPT, path: str | Path, metrics: dict | None = None, training: dict | None = None
 ) -> dict:
@@ -641,7 +718,10 @@ def save_checkpoint(
     vocabulary, the .bin's SHA-256 and the given ``metrics`` / ``training`` dicts.
     """
     model = _require_model(model)
-    path = Path(path)
+    path = _require_path(path)
+    for name, extra in (("metrics", metrics), ("training", training)):
+        if extra is not None and not isinstance(extra, dict):
+            raise TypeError(f"{name} must be a dict or None, got {type(extra).__name__}")
     if path.suffix != ".json":
         raise ValueError(f"path must end in .json, got {path}")
     bin_path = path.with_suffix(".bin")
@@ -713,11 +793,15 @@ def load_checkpoint(path: str | Path) -> tuple[TinyGPT, dict]:
     list exactly the model's tensors, with their shapes, back to back; or a weight is not
     finite. The fp16 weights are widened to fp32 for computation.
     """
-    path = Path(path)
+    path = _require_path(path)
     try:
         meta = json.loads(path.read_text())
+    except RecursionError:
+        raise ValueError(
+            f"checkpoint {path} could not be read as JSON: nested too deeply"
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"checkpoint {path} could not be read as JSON: {err}") from err
+        raise ValueError(f"checkpoint path {path} could not be read as JSON: {err}") from err
     if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"checkpoint {path} is not in the {CHECKPOINT_FORMAT!r} format")
     try:
@@ -758,18 +842,29 @@ def load_checkpoint(path: str | Path) -> tuple[TinyGPT, dict]:
         )
     arrays, offset = {}, 0
     for entry in index:
-        name, shape = entry["name"], tuple(entry.get("shape") or ())
+        name, shape = entry["name"], entry.get("shape")
+        # A list of ints exactly: 18.0 == 18 in Python, but not as a numpy count.
+        if not isinstance(shape, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) for d in shape
+        ):
+            raise ValueError(f"checkpoint {path}: tensor {name} has a bad shape {shape!r}")
+        shape = tuple(shape)
         if shape != expected[name]:
             raise ValueError(
                 f"checkpoint {path}: tensor {name} has shape {list(shape)}, the config "
                 f"needs {list(expected[name])}"
             )
-        if entry.get("offset") != offset:
+        if type(entry.get("offset")) is not int or entry.get("offset") != offset:
             raise ValueError(
                 f"checkpoint {path}: tensor {name} starts at byte {entry.get('offset')}, "
                 f"expected {offset}"
             )
         size = 2 * math.prod(shape)
+        if offset + size > len(blob):
+            raise ValueError(
+                f"checkpoint {path}: tensor {name} needs bytes {offset}..{offset + size}, but "
+                f"{bin_name} holds {len(blob)} (truncated)"
+            )
         values = np.frombuffer(blob, dtype="<f2", count=size // 2, offset=offset)
         if not np.all(np.isfinite(values)):
             raise ValueError(f"checkpoint {path}: tensor {name} holds non-finite values")

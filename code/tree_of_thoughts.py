@@ -36,8 +36,19 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
-from numbers import Real
+from numbers import Rational, Real
 from pathlib import Path
+
+from checks import (
+    require_arg_name,
+    require_bool,
+    require_int,
+    require_prob,
+    require_seed,
+    require_sequence,
+    require_sequence_of_sequences,
+    require_str,
+)
 
 __all__ = [
     "TARGET",
@@ -109,13 +120,14 @@ def _memo(fn: Callable) -> Callable:
 # --------------------------------------------------------------------------------------------
 
 
-def _to_state(numbers: Sequence[int | Fraction], name: str = "numbers") -> State:
+def to_state(numbers: Sequence[int | Fraction], name: str = "numbers") -> State:
     """Canonical state: the numbers as a sorted tuple of Fractions (a multiset).
 
     Accepts 1 to 4 numbers, each an ``int`` or a ``Fraction`` (``bool``, ``float`` and ``str``
     are refused: floats are not exact). Raises ``TypeError`` / ``ValueError`` naming the argument
     (``name``).
     """
+    require_arg_name("name", name)
     if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence):
         raise TypeError(
             f"{name} must be a list or tuple of ints/Fractions, got {type(numbers).__name__}"
@@ -142,7 +154,7 @@ def puzzle_state(numbers: Sequence[int]) -> State:
             raise TypeError(f"numbers must contain ints, got {x!r}")
         if not _PUZZLE_MIN <= x <= _PUZZLE_MAX:
             raise ValueError(f"numbers must be in {_PUZZLE_MIN}..{_PUZZLE_MAX}, got {x}")
-    return _to_state(numbers)
+    return to_state(numbers)
 
 
 def _key(state: State) -> Key:
@@ -174,6 +186,11 @@ class Step:
 
     expr: str
     state: State
+
+    def __post_init__(self) -> None:
+        require_str("expr", self.expr)
+        if to_state(self.state, "state") != self.state:
+            raise ValueError(f"state must be a sorted tuple of Fractions, got {self.state!r}")
 
 
 def _combine(a: Num, b: Num) -> list[tuple[Num, str, Num, Num]]:
@@ -245,7 +262,7 @@ def propose_steps(state: Sequence[int | Fraction]) -> list[Step]:
     ``a + b``, ``a * b``, ``a - b``, ``b - a``, ``a / b``, ``b / a`` (divisions by zero skipped).
     A 4-number state with no zeros therefore has 6 pairs x 6 = 36 thoughts.
     """
-    return list(_steps(_key(_to_state(state, "state"))))
+    return list(_steps(_key(to_state(state, "state"))))
 
 
 def apply_step(state: Sequence[int | Fraction], step: str) -> State:
@@ -254,7 +271,7 @@ def apply_step(state: Sequence[int | Fraction], step: str) -> State:
     Raises ``ValueError`` (naming ``step``) if the step is malformed, its arithmetic is not exact,
     or its operands are not both available in the multiset ``state``.
     """
-    canon = list(_to_state(state, "state"))
+    canon = list(to_state(state, "state"))
     parsed = parse_step(step)
     if apply_op(parsed.left, parsed.op, parsed.right) != parsed.result:
         raise ValueError(f"step arithmetic is wrong: {step!r}")
@@ -330,7 +347,7 @@ def _reaches_24(key: Key) -> bool:
 
 def state_is_solvable(state: Sequence[int | Fraction]) -> bool:
     """The exact oracle on any Game-of-24 state (1 to 4 ints/Fractions): is 24 still reachable?"""
-    return _reaches_24(_key(_to_state(state, "state")))
+    return _reaches_24(_key(to_state(state, "state")))
 
 
 def is_solvable(numbers: Sequence[int]) -> bool:
@@ -367,7 +384,7 @@ def oracle_evaluator(state: Sequence[int | Fraction]) -> float:
 
     An exhaustive look-ahead (every way the remaining numbers combine), memoised per state.
     """
-    return _ORACLE_VERDICTS[_key(_to_state(state, "state"))]
+    return _ORACLE_VERDICTS[_key(to_state(state, "state"))]
 
 
 def _own_judge(evaluate: Callable, verdicts: _Verdicts) -> None:
@@ -425,7 +442,7 @@ def noisy_evaluator(error_rate: float, salt: int = 0) -> Evaluator:
         _NOISY_VERDICTS[(rate, salt)] = verdicts
 
     def evaluate(state: Sequence[int | Fraction]) -> float:
-        return verdicts[_key(_to_state(state, "state"))]
+        return verdicts[_key(to_state(state, "state"))]
 
     evaluate.__name__ = f"noisy_evaluator_{rate}_{salt}"
     _own_judge(evaluate, verdicts)
@@ -456,23 +473,27 @@ class Solution:
     evaluations: int = 0
     """How many times the search called its evaluator (a proxy for test-time compute)."""
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.numbers, tuple):
+            raise TypeError(f"numbers must be a tuple of ints, got {type(self.numbers).__name__}")
+        puzzle_state(self.numbers)
+        if not isinstance(self.steps, list) or not all(isinstance(s, Step) for s in self.steps):
+            raise TypeError("steps must be a list of Step")
+        require_int("evaluations", self.evaluations, low=0)
+
     @property
     def expr(self) -> str:
         """The derivation as text, steps joined by ``"; "``."""
         return "; ".join(step.expr for step in self.steps)
 
 
-def _check_evaluator(evaluator: object) -> None:
+def _check_search(numbers: object, beam_width: object, evaluator: object, batch: object):
+    """The arguments of a beam search, checked once at the entry point."""
+    start = puzzle_state(numbers)
+    beam_width = require_int("beam_width", beam_width, low=1)
     if not callable(evaluator):
         raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
-
-
-def _check_beam_width(beam_width: object) -> int:
-    if isinstance(beam_width, bool) or not isinstance(beam_width, int):
-        raise TypeError(f"beam_width must be an int, got {beam_width!r}")
-    if beam_width < 1:
-        raise ValueError(f"beam_width must be >= 1, got {beam_width}")
-    return beam_width
+    return start, beam_width, require_bool("batch", batch)
 
 
 def _as_score(value: object) -> float:
@@ -607,9 +628,7 @@ def bfs_search(
     instead called once per level with the *list* of child states and must return a list of
     scores -- for evaluators that compare states against each other (e.g. a vote).
     """
-    start = puzzle_state(numbers)
-    _check_beam_width(beam_width)
-    _check_evaluator(evaluator)
+    start, beam_width, batch = _check_search(numbers, beam_width, evaluator, batch)
     _, levels, calls = next(_beam_search(_key(start), [beam_width], evaluator, batch))
     return _solution(start, levels, calls)
 
@@ -661,9 +680,7 @@ def bfs_trace(
     ``solved`` -- the node's state is exactly (24,); ``on_path`` -- on the returned derivation.
     Levels 1 and 2 list distinct states only (duplicates merged as in :func:`bfs_search`).
     """
-    start = puzzle_state(numbers)
-    _check_beam_width(beam_width)
-    _check_evaluator(evaluator)
+    start, beam_width, batch = _check_search(numbers, beam_width, evaluator, batch)
     _, levels, calls = next(_beam_search(_key(start), [beam_width], evaluator, batch))
     solution = _solution(start, levels, calls)
     nodes: list[list[dict]] = []
@@ -710,10 +727,11 @@ def dfs_search(
     any other child is explored only if ``evaluator(child) >= threshold``, and if its subtree
     fails the search backtracks to the next thought. Returns the first derivation found, or None.
     """
-    start = puzzle_state(numbers)
-    _check_evaluator(evaluator)
+    start, _, _ = _check_search(numbers, 1, evaluator, False)
     if isinstance(threshold, bool) or not isinstance(threshold, Real):
         raise TypeError(f"threshold must be a number, got {threshold!r}")
+    if math.isnan(threshold):
+        raise ValueError("threshold must not be NaN")
     judge = _judge(evaluator)
     calls = 0
 
@@ -755,6 +773,14 @@ class ParsedStep:
     op: str
     right: Fraction
     result: Fraction
+
+    def __post_init__(self) -> None:
+        for name in ("left", "right", "result"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, Rational):
+                raise TypeError(f"{name} must be an int or Fraction, got {type(value).__name__}")
+        if not isinstance(self.op, str) or self.op not in _OPS:
+            raise ValueError(f"op must be one of {_OPS}, got {self.op!r}")
 
 
 class _Scanner:
@@ -837,7 +863,16 @@ def parse_step(step: str) -> ParsedStep:
 
 
 def apply_op(left: Fraction, op: str, right: Fraction) -> Fraction | None:
-    """Exact ``left op right`` for op in ``+ - * /``; ``None`` for a division by zero."""
+    """Exact ``left op right`` for op in ``+ - * /``; ``None`` for a division by zero.
+
+    ``left`` and ``right`` are exact numbers (``int`` or ``Fraction``): ``apply_op("2", "+",
+    "2")`` is refused, not ``"22"``.
+    """
+    for name, value in (("left", left), ("right", right)):
+        if isinstance(value, bool) or not isinstance(value, Rational):
+            raise TypeError(f"{name} must be an int or Fraction, got {type(value).__name__}")
+    if not isinstance(op, str):
+        raise TypeError(f"op must be one of {_OPS}, got {type(op).__name__}")
     if op not in _OPS:
         raise ValueError(f"op must be one of {_OPS}, got {op!r}")
     if op == "+":
@@ -910,8 +945,26 @@ def evaluates_to_24(derivation: str) -> bool:
 def load_puzzles(path: str | Path | None = None) -> list[dict]:
     """The shipped universe of puzzles, ``data/game24.json`` (written by
     ``scripts/make_game24_data.py``): a list of ``{"numbers", "solvable", "solution"}``."""
-    with open(DATA_PATH if path is None else Path(path), encoding="utf-8") as fh:
-        return json.load(fh)["puzzles"]
+    data = _read_json(_data_path("path", path, DATA_PATH))
+    if not isinstance(data, dict) or not isinstance(data.get("puzzles"), list):
+        raise ValueError(f"path {path} holds no 'puzzles' list")
+    return data["puzzles"]
+
+
+def _read_json(path: Path):
+    with open(path, encoding="utf-8") as fh:
+        try:
+            return json.load(fh)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+            raise ValueError(f"path {path} is not a JSON file: {err}") from None
+
+
+def _data_path(name: str, path: object, default: Path) -> Path:
+    if path is None:
+        return default
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"{name} must be a str, Path or None, got {type(path).__name__}")
+    return Path(path)
 
 
 def load_beam_sweep(path: str | Path | None = None) -> dict:
@@ -922,15 +975,17 @@ def load_beam_sweep(path: str | Path | None = None) -> dict:
     holds :func:`solve_rate_sweep` records over all ``count`` puzzles and ``puzzles[k]["solved"]
     [i][j]`` is 1 if puzzle k was solved at ``error_rates[i]`` and ``beam_widths[j]``.
     """
-    with open(BEAM_SWEEP_PATH if path is None else Path(path), encoding="utf-8") as fh:
-        return json.load(fh)
+    data = _read_json(_data_path("path", path, BEAM_SWEEP_PATH))
+    if not isinstance(data, dict):
+        raise ValueError(f"path {path} holds no beam-sweep record")
+    return data
 
 
 def demo_puzzles(n: int = 20, seed: int = 0) -> list[list[int]]:
     """``n`` solvable puzzles drawn without replacement by ``random.Random(seed)`` from the data,
     returned in the data's (sorted) order."""
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"n must be an int, got {n!r}")
+    n = require_int("n", n)
+    seed = require_seed("seed", seed)
     solvable = [p["numbers"] for p in load_puzzles() if p["solvable"]]
     if not 1 <= n <= len(solvable):
         raise ValueError(f"n must be in 1..{len(solvable)}, got {n}")
@@ -952,15 +1007,25 @@ def solve_rate_sweep(
     also checked with :func:`check_derivation`. A puzzle's searches at the different widths share
     their work (:func:`_beam_search`) but count exactly what separate searches would.
     """
-    puzzles = [list(p) for p in puzzles]
-    if not puzzles:
-        raise ValueError("puzzles must not be empty")
-    starts = [puzzle_state(p) for p in puzzles]  # validated once, not once per search
+    puzzles = require_sequence_of_sequences("puzzles", puzzles, min_len=1)
+    starts = []  # validated once, not once per search
+    for i, p in enumerate(puzzles):
+        try:
+            starts.append(puzzle_state(p))
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"puzzles[{i}]: {err}") from None
+    beam_widths = [
+        require_int("beam_widths", b, low=1) for b in require_sequence("beam_widths", beam_widths)
+    ]
+    error_rates = [
+        require_prob("error_rates", r) for r in require_sequence("error_rates", error_rates)
+    ]
+    salt = require_int("salt", salt)
     checked: dict[tuple[int, str], bool] = {}  # a derivation found at many widths: parse it once
     records = []
     for rate in error_rates:
         judge = oracle_evaluator if rate == 0 else noisy_evaluator(rate, salt)
-        widths = sorted({_check_beam_width(b) for b in beam_widths})
+        widths = sorted(set(beam_widths))
         solved = dict.fromkeys(widths, 0)
         for k, start in enumerate(starts):
             for b, levels, calls in _beam_search(_key(start), widths, judge, batch=False):
@@ -986,6 +1051,7 @@ def solve_rate_sweep(
 def demonstrate_tree_of_thoughts(seed: int = 0, verbose: bool = False) -> dict:
     """JSON-able bundle for the chapter: the beam-width sweep on :func:`demo_puzzles` and one
     recorded search tree on (4, 9, 10, 13) under a noisy judge (error rate 0.5)."""
+    seed = require_seed("seed", seed)
     puzzles = demo_puzzles(20, seed)
     sweep = solve_rate_sweep(puzzles, salt=seed)
     trace = bfs_trace([4, 9, 10, 13], 3, noisy_evaluator(0.5, seed))

@@ -23,7 +23,6 @@ import tree_of_thoughts as tot
 from tree_of_thoughts import (
     MAX_DERIVATION_CHARS,
     Step,
-    _to_state,
     apply_step,
     bfs_search,
     bfs_trace,
@@ -43,6 +42,7 @@ from tree_of_thoughts import (
     solve,
     solve_rate_sweep,
     state_is_solvable,
+    to_state,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,7 +123,7 @@ def _load_script():
 
 
 def test_seed_thought_generator_prints():
-    state = _to_state([4, 9, 10, 13])
+    state = to_state([4, 9, 10, 13])
     moves = propose_steps(state)
     assert len(moves) == 36
     lines = [f"  {s.expr:>16}   ->  {tuple(str(x) for x in s.state)}" for s in moves[:4]]
@@ -166,10 +166,10 @@ def test_fractions_print_exactly():
 
 
 def test_branching_factors_exercise_5():
-    assert len(propose_steps(_to_state([4, 9, 10, 13]))) == 36
-    assert len(propose_steps(_to_state([4, 10, 13]))) == 18
-    assert len(propose_steps(_to_state([4, 10]))) == 6
-    assert propose_steps(_to_state([24])) == []
+    assert len(propose_steps(to_state([4, 9, 10, 13]))) == 36
+    assert len(propose_steps(to_state([4, 10, 13]))) == 18
+    assert len(propose_steps(to_state([4, 10]))) == 6
+    assert propose_steps(to_state([24])) == []
     assert 36 * 18 * 6 == 3888  # the full tree's leaves
 
 
@@ -186,7 +186,7 @@ def test_division_by_zero_is_skipped():
 )
 def test_every_thought_parses_back_to_its_state(numbers):
     """Generator and parser agree: each proposed expr, replayed by apply_step, gives its state."""
-    state = _to_state(numbers)
+    state = to_state(numbers)
     zeros = sum(x == 0 for x in state)
     pairs = math.comb(len(state), 2)
     steps = propose_steps(state)
@@ -246,7 +246,7 @@ def test_oracle_on_any_state_matches_brute_force(numbers):
     """Zeros, negatives and fractions too: the partner rules for x = 0 are the tricky part."""
     assert state_is_solvable(numbers) == _brute_any(numbers)
     if len(numbers) <= 3:
-        assert state_is_solvable(numbers) == _walk_solvable(_to_state(numbers))
+        assert state_is_solvable(numbers) == _walk_solvable(to_state(numbers))
 
 
 @pytest.mark.parametrize(
@@ -331,7 +331,7 @@ def _level_one_states() -> list[tuple[Fraction, ...]]:
 
 
 def test_oracle_evaluator_values():
-    assert oracle_evaluator(_to_state([4, 9, 10, 13])) == 1.0
+    assert oracle_evaluator(to_state([4, 9, 10, 13])) == 1.0
     assert oracle_evaluator([1, 1, 1, 1]) == 0.0
     assert oracle_evaluator([24]) == 1.0
     assert oracle_evaluator([Fraction(1, 3), 8]) == 1.0
@@ -786,7 +786,7 @@ def test_bad_state_errors():
     with pytest.raises(ValueError, match="state"):
         propose_steps([1, 2, 3, 4, 5])
     with pytest.raises(TypeError, match="numbers"):
-        _to_state("4 9 10 13")
+        to_state("4 9 10 13")
     with pytest.raises(ValueError, match="state"):
         apply_step([4, 9, 10, 13], "4 + 5 = 9")  # 5 is not available
     with pytest.raises(ValueError, match="step"):

@@ -1,0 +1,332 @@
+"""Bad input never gives a wrong answer (issue 17), one test per class of defect.
+
+Each test is an example the issue reported: before the fix it returned a wrong number, poisoned
+a later step, hung, leaked a raw numpy/torch error, ran unseeded or returned NaN/inf. Now each is
+refused with a ValueError/TypeError that names the argument, or computed correctly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import arithmetic_task
+import dapo
+import evaluation
+import grpo
+import grpo_variants
+import gspo
+import prm
+import reasoning
+import thinking
+import tree_of_thoughts
+from arithmetic_task import NUM_HELD_OUT, held_out_problems
+from rl_reasoner import RLConfig, advantages_for
+from tiny_gpt import TinyGPT, TinyGPTConfig, accuracy, load_checkpoint, save_checkpoint, train
+
+NAN, INF = math.nan, math.inf
+SMALL = TinyGPTConfig(n_layer=1, n_embd=16, n_head=2)
+
+
+# ------------------------------------------------------------ silent wrong results
+
+
+def test_accuracy_refuses_a_flat_list_of_chains():
+    # Before: each character of the chain was graded as a chain, and a number came back.
+    with pytest.raises(TypeError, match=r"chains\[0\] must be a sequence"):
+        accuracy(["7+5-3"], ["7+5=12;12-3=9;####9"])
+    assert accuracy(["7+5-3"], [["7+5=12;12-3=9;####9"]]) == 1.0
+
+
+def test_advantages_for_refuses_an_unknown_objective_and_lists_the_valid_ones():
+    rewards = torch.tensor([[1.0, 0.0]])
+    with pytest.raises(ValueError, match=r"objective must be one of \('grpo', 'dr_grpo'"):
+        advantages_for(rewards, "ppo")
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        (np.array([[1.0, -1.0, 1.0]]), "weights must be finite and >= 0"),
+        (np.array([[1.0, NAN, 1.0]]), "weights must be finite and >= 0"),
+        (np.array([[1.0, 1.0]]), "weights must have the shape of answers"),
+    ],
+)
+def test_plurality_is_correct_refuses_bad_weights(weights, match):
+    with pytest.raises(ValueError, match=match):
+        reasoning.plurality_is_correct(np.array([[0, 1, 1]]), 2, weights)
+
+
+def test_plurality_is_correct_refuses_non_integer_labels():
+    with pytest.raises(TypeError, match="answers must hold integer labels"):
+        reasoning.plurality_is_correct(np.array([[0.0, 1.0]]), 2)
+
+
+def test_apply_op_refuses_strings_instead_of_concatenating_them():
+    with pytest.raises(TypeError, match="left must be an int or Fraction"):
+        tree_of_thoughts.apply_op("2", "+", "2")
+
+
+@pytest.mark.parametrize("separation", [40.0, 3e3, 1e4, 1e6])
+def test_best_of_n_accuracy_is_right_for_a_large_separation(separation):
+    # Far apart, the verifier always prefers a right sample when there is one: 1 - (1 - p)^n.
+    # Before: the fixed grid's step outgrew the peak and 0.133 came back instead of 0.94.
+    assert reasoning.best_of_n_accuracy(0.5, 4, separation) == pytest.approx(1 - 0.5**4, abs=1e-9)
+
+
+def test_best_of_n_accuracy_does_not_jump_where_the_grid_changes():
+    below = reasoning.best_of_n_accuracy(0.3, 8, 17.9999)
+    above = reasoning.best_of_n_accuracy(0.3, 8, 18.0001)
+    assert below == pytest.approx(above, abs=1e-9)
+
+
+# ------------------------------------------------------------ poison that surfaces later
+
+
+@pytest.mark.parametrize("setting", ["grad_clip", "weight_decay", "lr", "min_lr"])
+def test_train_refuses_nan_settings_before_any_step(setting):
+    model = TinyGPT(SMALL, seed=0)
+    before = [p.clone() for p in model.parameters()]
+
+    def batches():
+        raise AssertionError("no batch may be drawn")
+
+    with pytest.raises(ValueError, match=setting):
+        train(model, batches, steps=1, **{setting: NAN})
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("beta", NAN),
+        ("format_weight", NAN),
+        ("lr", INF),
+        ("temperature", NAN),
+        ("grad_clip", NAN),
+        ("cispo_eps_high", NAN),
+        ("gspo_clip", (-3e-3, 4e-3)),  # a negative width inverts the clip range
+        ("gspo_clip", (3e-3, 1.5)),
+        ("gspo_clip", (3e-3,)),
+        ("problem_pool", ("2+2",)),  # not a problem of the task (needs 3-5 operands)
+        ("problem_pool", ("7+5-3", "seven")),
+        ("objective", "ppo"),
+        ("dynamic_sampling", 1),
+    ],
+)
+def test_rl_config_is_validated_on_construction(field, value):
+    with pytest.raises((ValueError, TypeError), match=field):
+        RLConfig(**{field: value})
+
+
+def test_rl_config_presets_still_build():
+    for objective in ("grpo", "dr_grpo", "dapo", "gspo", "cispo"):
+        RLConfig.preset(objective)
+    RLConfig(problem_pool=("7+5-3", "2+2+2"))
+
+
+# ------------------------------------------------------------ hangs and runaway memory
+
+
+def test_held_out_problems_refuses_more_than_exist_and_names_the_count():
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=f"n must be <= {NUM_HELD_OUT}"):
+        held_out_problems(NUM_HELD_OUT + 1)
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.slow
+def test_the_number_of_held_out_problems_is_right():
+    count = 0
+    for num in (3, 4, 5):
+        for digits in itertools.product("0123456789", repeat=num):
+            for ops in itertools.product("+-", repeat=num - 1):
+                problem = digits[0] + "".join(o + d for o, d in zip(ops, digits[1:], strict=True))
+                bucket = int(hashlib.sha256(problem.encode()).hexdigest()[:8], 16) / 16**8
+                count += bucket < arithmetic_task.HELD_OUT_SHARE
+    assert count == NUM_HELD_OUT
+
+
+HUGE = 10**9
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: reasoning.condorcet_majority_prob(0.6, HUGE),
+        lambda: reasoning.plurality_vote_prob(0.6, HUGE, 4),
+        lambda: reasoning.plurality_vote_prob(0.6, 500, 4),  # D^2 n^3 = 2e9 steps
+        lambda: reasoning.best_of_n_accuracy(0.6, HUGE, 1.0),
+        lambda: reasoning.NoisyReasoner("1", 0.5, HUGE, seed=0),
+        lambda: reasoning.demonstrate_self_consistency(trials=HUGE, verbose=False),
+        lambda: reasoning.simulate_vote_vs_verifier(0.5, 4, 1.0, ns=(HUGE,)),
+        lambda: evaluation.cons_at_k_counts({"a": HUGE, "b": 3}, "a", 5),
+        lambda: evaluation.cons_at_k(["a"] * 20_000, "a", 3),
+        lambda: evaluation.pass_at_k(10**12, 5, 3),
+        lambda: grpo_variants.length_bias_demo(lengths=(HUGE,)),
+        lambda: grpo_variants.per_token_push([HUGE], [1.0]),
+        lambda: dapo.demonstrate_token_level(lengths=(HUGE,), verbose=False),
+        lambda: gspo.length_variance_demo(lengths=(HUGE,)),
+        lambda: prm.generate_candidate_pool(HUGE),
+    ],
+)
+def test_huge_sizes_are_refused_at_once(call):
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="must be <=|more than|at most"):
+        call()
+    assert time.perf_counter() - start < 1.0
+
+
+def test_closed_forms_take_any_size():
+    assert dapo.wasted_fraction(0.5, HUGE) == 0.0
+    assert gspo.log_ratio_variances(0.04, HUGE)["seq"] == pytest.approx(0.04 / HUGE)
+    assert dapo.overlong_penalty(HUGE) == -1.0
+
+
+# ------------------------------------------------------------ the checkpoint loader
+
+
+@pytest.fixture
+def checkpoint(tmp_path):
+    save_checkpoint(TinyGPT(SMALL, seed=1), tmp_path / "c.json")
+    return tmp_path / "c.json", tmp_path / "c.bin", json.loads((tmp_path / "c.json").read_text())
+
+
+def test_loader_refuses_deeply_nested_json(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        load_checkpoint(path)
+
+
+@pytest.mark.parametrize("shape", [[18.0, 16.0], 5, "18x16", None, [True, 16]])
+def test_loader_refuses_a_shape_that_is_not_a_list_of_ints(checkpoint, shape):
+    path, _, meta = checkpoint
+    meta["tensors"][0]["shape"] = shape
+    path.write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="bad shape|has shape"):
+        load_checkpoint(path)
+
+
+def test_loader_refuses_a_truncated_bin_whose_size_and_hash_were_updated(checkpoint):
+    path, bin_path, meta = checkpoint
+    blob = bin_path.read_bytes()[:-64]
+    bin_path.write_bytes(blob)
+    meta["bytes"], meta["sha256"] = len(blob), hashlib.sha256(blob).hexdigest()
+    path.write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="truncated"):
+        load_checkpoint(path)
+
+
+# ------------------------------------------------------------ every draw is seeded
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: reasoning.NoisyReasoner("1", 0.5, 3, seed=None),
+        lambda: reasoning.SlipChainReasoner("7+5-3", 0.1, seed=None),
+        lambda: reasoning.demonstrate_self_consistency(seed=None, verbose=False),
+        lambda: reasoning.simulate_vote_vs_verifier(0.5, 4, 1.0, seed=None),
+        lambda: evaluation.make_toy_benchmark(seed=None),
+        lambda: held_out_problems(5, seed=None),
+        lambda: TinyGPT(SMALL, seed=None),
+        lambda: grpo.ToyReasoningPolicy(4, seed=None),
+        lambda: gspo.ToySequencePolicy(4, 5, seed=None),
+        lambda: gspo.length_variance_demo(seed=None),
+        lambda: grpo_variants.length_drift_simulation(seed=None),
+        lambda: prm.generate_candidate_pool(5, seed=None),
+        lambda: tree_of_thoughts.demo_puzzles(5, seed=None),
+    ],
+)
+def test_seed_none_is_refused(call):
+    with pytest.raises(TypeError, match="seed must be an int seed"):
+        call()
+
+
+# ------------------------------------------------------------ NaN and inf do not leak
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: evaluation.temperature_probs(np.zeros(3), NAN), "temperature"),
+        (lambda: evaluation.derail_probability(NAN), "temperature"),
+        (lambda: evaluation.derail_probability(1.0, chain_tokens=-1), "chain_tokens"),
+        (lambda: thinking.token_ledger("x", price_per_million=NAN), "price_per_million"),
+        (lambda: thinking.token_ledger("x", price_per_million=INF), "price_per_million"),
+        (lambda: thinking.TokenLedger(1, 1, NAN), "price_per_million"),
+        (lambda: thinking.training_flops(INF, 1.0), "params"),
+        (lambda: reasoning.best_of_n_accuracy(0.5, 4, NAN), "separation"),
+        (lambda: reasoning.simulate_vote_vs_verifier(0.5, 4, NAN), "separation"),
+        (lambda: reasoning.simulate_vote_vs_verifier(0.5, 4, 1e3), "separation"),
+        (
+            lambda: grpo.grpo_surrogate(
+                torch.tensor([-INF, -1.0]), torch.zeros(2), torch.tensor([1.0, -1.0])
+            ),
+            "logp_new",
+        ),
+        (lambda: grpo.token_ratios(torch.zeros(2), torch.tensor([0.0, INF])), "logp_old"),
+        (
+            lambda: dapo.clipped_objective_terms(torch.tensor([-INF]), torch.zeros(1), 1.0),
+            "logp_new",
+        ),
+        (
+            lambda: gspo.sequence_importance_ratio(torch.tensor([[-INF, 0.0]]), torch.zeros(1, 2)),
+            "logp_new",
+        ),
+    ],
+)
+def test_nan_and_inf_are_refused_not_returned(call, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
+
+
+def test_padding_may_still_hold_anything():
+    # The losses zero the padding before any arithmetic, so a -inf there is not an error.
+    new = torch.tensor([[-0.5, -INF], [-0.2, -0.3]])
+    mask = torch.tensor([[True, False], [True, True]])
+    loss = grpo.grpo_surrogate(new, new.detach(), torch.tensor([1.0, -1.0]), mask=mask)
+    assert torch.isfinite(loss)
+
+
+# ------------------------------------------------------------ errors name the argument
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: reasoning.vote_distribution(5), "answers"),
+        (lambda: dapo.group_is_effective(5), "rewards"),
+        (lambda: dapo.dapo_surrogate(5, [], torch.zeros(1)), "logp_new_list"),
+        (lambda: gspo.per_token_vs_sequence_weights(spikes=5), "spikes"),
+        (lambda: tree_of_thoughts.solve_rate_sweep(None), "puzzles"),
+        (
+            lambda: tree_of_thoughts.solve_rate_sweep([[4, 9, 10, 13]], error_rates=[2.0]),
+            "error_rates",
+        ),
+        (lambda: tree_of_thoughts.bfs_search([4, 9, 10, 13], 2, len, batch=-1), "batch"),
+        (lambda: prm.math_shepherd_labels([], [4, 9, 10, 13]), "steps"),
+        (lambda: prm.is_fully_valid({}), "candidate"),
+        (lambda: evaluation.mean_pass_at_k([(1, 2)], 1), "results"),
+        (
+            lambda: evaluation.bootstrap_interval(np.array([NAN]), np.random.default_rng(0), 5),
+            "per_problem",
+        ),
+        (lambda: accuracy(["7+5-3", "x"], [["a"], ["b"]]), "problems"),
+        (
+            lambda: grpo.clipped_surrogate_terms(torch.ones(2), torch.ones(3), 0.2, 0.2),
+            "advantages",
+        ),
+    ],
+)
+def test_errors_name_the_argument(call, name):
+    with pytest.raises((ValueError, TypeError), match=rf"\b{name}\b"):
+        call()
