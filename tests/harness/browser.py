@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlparse
 
 from .kernel import ChapterRun
 from .page import chapter_page_html
@@ -94,6 +95,13 @@ class ChapterPage:
         self.console_errors: list[str] = []
         page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
         page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+        # This page's own failed requests (the server is shared by every page of the session, so
+        # its list would blame one page for another's 404).
+        self.not_found: list[str] = []
+        page.on(
+            "response",
+            lambda r: r.status == 404 and self.not_found.append(urlparse(r.url).path),
+        )
         url_path = f"/chapters/{run.path.stem}.html"  # registered just before it is loaded
         server.pages[url_path] = chapter_page_html(run) if full else chapter_html(run)
         page.goto(server.origin + url_path)
@@ -122,7 +130,7 @@ class ChapterPage:
         cell_errors = self.page.evaluate(
             "() => window.__ojs.errors.map(e => `${e.cell}: ${e.message}`)"
         )
-        return cell_errors + self.console_errors + [f"404 {p}" for p in self.server.missing]
+        return cell_errors + self.console_errors + [f"404 {p}" for p in self.not_found]
 
     def assert_clean(self) -> None:
         errors = self.errors()
