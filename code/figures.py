@@ -12,8 +12,12 @@ after Quarto's setup has run; a chapter then shows a figure as usual (`fig` or `
 
 from __future__ import annotations
 
+import html
+
 import plotly.io as pio
 from plotly.io.base_renderers import NotebookRenderer, PlotlyRenderer
+
+from checks import require_str
 
 # plotly loads its renderer registry on first use, which takes seconds (it imports the figure
 # classes); take that cost when the module is imported, not inside the first call.
@@ -42,6 +46,12 @@ class BookRenderer(NotebookRenderer):
             default_height=525,
             validate=False,
         )
+        alt = ((fig_dict.get("layout") or {}).get("meta") or {}).get("alt")
+        if alt:  # the page's accessible name for the figure (Quarto's fig-alt reaches images only)
+            bundle["text/html"] = (
+                f'<div role="figure" aria-label="{html.escape(alt, quote=True)}">'
+                f'{bundle["text/html"]}</div>'
+            )
         return bundle
 
 
@@ -54,3 +64,19 @@ def use_book_renderer() -> None:
     if "book" not in _RENDERERS:
         _RENDERERS["book"] = BookRenderer()
     _RENDERERS.default = "book"
+
+
+def describe(fig, alt: str):
+    """Give a Plotly figure its alt text, a sentence saying what it shows; return the figure.
+
+    Quarto's `fig-alt` cell option only reaches image outputs, so a Plotly figure would have no
+    accessible name. The text travels in the figure's layout (`meta.alt`), and the book renderer
+    puts it on the figure's element as `aria-label`.
+    """
+    alt = require_str("alt", alt)
+    if not alt.strip():
+        raise ValueError("alt must describe the figure, got an empty string")
+    if not hasattr(fig, "update_layout"):
+        raise TypeError(f"fig must be a Plotly figure, got {type(fig).__name__}")
+    fig.update_layout(meta={"alt": alt})
+    return fig

@@ -1,5 +1,7 @@
 """What the chapters' cell outputs put on a page, beyond their text.
 
+Every Plotly figure needs an accessible name, which only `figures.describe` gives it.
+
 Plotly figures: plotly's Jupyter renderers add a MathJax `<script src>` to every figure, so a page
 with two figures loaded MathJax twice (a console error on the real chapter 3) and, on a book whose
 math is KaTeX, loaded a second math engine for nothing. And every page that draws a figure needs
@@ -30,6 +32,8 @@ PLOTLY_JS = re.compile(
     re.I | re.M,
 )
 FIGURE = re.compile(r"class=\"plotly-graph-div\"")
+# A figure's accessible name: figures.describe(fig, alt) puts it on the figure's element.
+NAMED_FIGURE = re.compile(r"^<div role=\"figure\" aria-label=\"[^\"]+\">")
 DATAFRAME = re.compile(r"<table[^>]*class=\"dataframe\".*?</table>", re.S)
 ROW_HEADER = re.compile(r"<tr[^>]*>\s*<th[^>]*>(.*?)</th>", re.S)
 
@@ -46,6 +50,11 @@ def plotly_problems(run: ChapterRun) -> list[str]:
     plotly_js = [(i, cell) for i, (cell, html) in enumerate(run.html_outputs)
                  for _ in PLOTLY_JS.finditer(html)]
     figures = [i for i, (_, html) in enumerate(run.html_outputs) if FIGURE.search(html)]
+    unnamed = [cell.line for cell, html in run.html_outputs
+               if FIGURE.search(html) and not NAMED_FIGURE.match(html)]
+    if unnamed:
+        problems.append(f"the figures of the cells at lines {unnamed} have no accessible name "
+                        "(Quarto's fig-alt reaches images only: use figures.describe(fig, alt))")
     if len(plotly_js) > 1:
         problems.append(f"plotly.js is included {len(plotly_js)} times "
                         f"(cells at lines {[cell.line for _, cell in plotly_js]})")
@@ -78,6 +87,7 @@ def test_checks_see_the_fixture_defects():
     run = executed("fixtures/harness-output-defects")
     problems = plotly_problems(run)
     assert any("2 MathJax" in p for p in problems), problems
+    assert any("no accessible name" in p for p in problems), problems
     tables = [c.line for c in run.cells if c.kind == "python" and "pd.DataFrame(" in c.source]
     assert row_number_tables(run) == tables[:1], (row_number_tables(run), tables)  # not the 2nd
 
