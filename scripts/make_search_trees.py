@@ -13,14 +13,14 @@ verdict on the state, which the widget rings when the judge gave up on it). 160 
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "code"))
+
+from data_file import write_or_check  # noqa: E402
 
 from tree_of_thoughts import (  # noqa: E402
     bfs_trace,
@@ -79,23 +79,9 @@ def build() -> dict:
     return {"puzzles": [" ".join(map(str, p)) for p in PUZZLES], "trees": trees}
 
 
-def dumps(record: dict) -> str:
-    """Compact JSON: the file is for the widget, and every byte is downloaded by every reader."""
-    return json.dumps(record, separators=(",", ":")) + "\n"
-
-
 def main() -> None:
     """Write the file, or with --check report whether it is stale."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
-    args = parser.parse_args()
-    text = dumps(build())
-    if args.check:
-        fresh = OUT.exists() and OUT.read_text() == text
-        print(f"{OUT.relative_to(ROOT)} is {'up to date' if fresh else 'STALE'}")
-        sys.exit(0 if fresh else 1)
-    OUT.write_text(text)
-    print(f"wrote {OUT.relative_to(ROOT)} ({len(text.encode()) / 1024:.0f} KB)")
+    write_or_check(OUT, build, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

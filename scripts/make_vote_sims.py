@@ -15,8 +15,6 @@ widgets compute live.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -24,6 +22,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "code"))
+
+from data_file import write_or_check  # noqa: E402
 
 from reasoning import demonstrate_self_consistency, simulate_vote_vs_verifier  # noqa: E402
 
@@ -68,23 +68,9 @@ def build() -> dict:
     }
 
 
-def dumps(record: dict) -> str:
-    """Compact JSON (the chapter hands it to its page inline)."""
-    return json.dumps(record, separators=(",", ":")) + "\n"
-
-
 def main() -> None:
     """Write the file, or with --check report whether it is stale."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
-    args = parser.parse_args()
-    text = dumps(build())
-    if args.check:
-        fresh = OUT.exists() and OUT.read_text() == text
-        print(f"{OUT.relative_to(ROOT)} is {'up to date' if fresh else 'STALE'}")
-        sys.exit(0 if fresh else 1)
-    OUT.write_text(text)
-    print(f"wrote {OUT.relative_to(ROOT)} ({len(text.encode()) / 1024:.0f} KB)")
+    write_or_check(OUT, build, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":
