@@ -89,14 +89,18 @@ def test_pass_at_k_grid(js):
         assert nv == pytest.approx(naive_pass_at_k(n, c, k), abs=1e-12), (n, c, k)
 
 
+# (answer counts, unreadable answers): ties, a right answer outvoted, a lone right answer.
+CONS_TALLIES = [
+    ({"42": 30, "41": 25, "43": 25, "40": 20}, 0),
+    ({"42": 3, "7": 3}, 0),
+    ({"7": 2, "42": 1}, 2),
+    ({"42": 5}, 3),
+    ({"1": 4, "2": 4, "42": 4, "3": 1}, 1),
+]
+
+
 def test_cons_at_k_grid(js):
-    tallies = [
-        ({"42": 30, "41": 25, "43": 25, "40": 20}, 0),
-        ({"42": 3, "7": 3}, 0),
-        ({"7": 2, "42": 1}, 2),
-        ({"42": 5}, 3),
-        ({"1": 4, "2": 4, "42": 4, "3": 1}, 1),
-    ]
+    tallies = CONS_TALLIES
     args, expected = [], []
     for (counts, none), k in itertools.product(tallies, (1, 2, 3, 5, 8, 13)):
         n = sum(counts.values()) + none
@@ -111,11 +115,7 @@ def test_cons_at_k_grid(js):
 def test_cons_at_k_curve_matches_every_k(js):
     """consAtKCurve (every k in one pass, what the pass@k explorer draws) is cons_at_k_counts."""
     tallies = [
-        ({"42": 30, "41": 25, "43": 25, "40": 20}, 0),
-        ({"42": 3, "7": 3}, 0),
-        ({"7": 2, "42": 1}, 2),
-        ({"42": 5}, 3),
-        ({"1": 4, "2": 4, "42": 4, "3": 1}, 1),
+        *CONS_TALLIES,
         ({"7": 9}, 0),  # no right answer at all
         ({"42": 7, "1": 2, "2": 2, "3": 1}, 0),
     ]
