@@ -182,6 +182,49 @@ def policy_loss(
     raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
 
 
+def clip_fractions(
+    objective: str, logp_new: Tensor, logp_old: Tensor, adv: Tensor, mask: Tensor, cfg: RLConfig
+) -> dict[str, float]:
+    """How often the objective's trust region acted on a batch (the statistic PPO-style logs keep).
+
+    The unit is the one the objective clips: a token for GRPO, Dr. GRPO, DAPO and CISPO, a whole
+    chain for GSPO (its ratio ``s_i`` is one per chain). Two shares of the units:
+
+    - ``outside``: the ratio lies outside the objective's range, whatever the advantage's sign;
+    - ``clipped``: the clip *acts*. For the PPO-style objectives that is a ratio past the wall on
+      the side the advantage pushes towards (``rho > 1 + eps_high`` with ``A > 0``, or
+      ``rho < 1 - eps_low`` with ``A < 0``), where the unit's gradient is zero. CISPO never zeroes
+      a gradient; its ``clipped`` is the share of tokens whose importance weight is truncated
+      at ``1 + eps_high``.
+    """
+    objective = require_choice("objective", objective, OBJECTIVES)
+    with torch.no_grad():
+        if objective == "gspo":
+            low, high = cfg.gspo_clip
+            ratio = sequence_importance_ratio(logp_new, logp_old, mask)
+            units = torch.ones_like(ratio, dtype=torch.bool)  # every chain counts once
+        else:
+            low, high = {
+                "grpo": (cfg.clip_eps, cfg.clip_eps),
+                "dr_grpo": (cfg.clip_eps, cfg.clip_eps),
+                "dapo": (cfg.clip_eps, cfg.clip_high),
+                "cispo": (math.inf, cfg.cispo_eps_high),  # no lower truncation by default
+            }[objective]
+            ratio = torch.exp(logp_new - logp_old)
+            adv = adv.reshape(-1, 1).expand_as(ratio)
+            units = mask
+        above, below = ratio > 1 + high, ratio < 1 - low
+        if objective == "cispo":
+            acts = above
+        else:
+            acts = (above & (adv > 0)) | (below & (adv < 0))
+        count = max(int(units.sum()), 1)  # shares of whole counts, exact in float64
+        return {
+            "outside": int(((above | below) & units).sum()) / count,
+            "clipped": int((acts & units).sum()) / count,
+        }
+
+
 def _next_problem(cfg: RLConfig, rng: random.Random) -> str:
     """A fresh train-split problem, or one from the config's fixed pool."""
     return rng.choice(cfg.problem_pool) if cfg.problem_pool else random_problem(rng, "train")
@@ -310,6 +353,8 @@ def rl_step(
         (loss + cfg.beta * kl).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         optimizer.step()
+    # The trust region's work, measured on the last (off-policy) pass's ratios.
+    clip = clip_fractions(cfg.objective, new.detach(), old, adv, mask, cfg)
     model.eval()
     return {
         **stats,
@@ -318,6 +363,8 @@ def rl_step(
         "reward": float(rewards.mean()),
         "accuracy": float(correct.mean()),
         "zero_advantage_groups": zero_groups,
+        "clip_outside": clip["outside"],
+        "clip_fraction": clip["clipped"],
         "length_correct": float(lengths[correct == 1].mean())
         if bool((correct == 1).any())
         else math.nan,

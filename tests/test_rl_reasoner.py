@@ -17,6 +17,7 @@ from rl_reasoner import (
     OBJECTIVES,
     RLConfig,
     advantages_for,
+    clip_fractions,
     format_reward,
     policy_loss,
     rewards_for,
@@ -137,6 +138,31 @@ def test_rl_step_runs_every_objective_on_a_small_model():
             assert 0 <= stats["zero_advantage_groups"] <= 1
             if objective == "dapo":  # dynamic sampling keeps only groups with a reward spread
                 assert stats["zero_advantage_groups"] == 0
+            assert 0 <= stats["clip_fraction"] <= stats["clip_outside"] <= 1
+
+
+def _log(ratios: list[list[float]]) -> torch.Tensor:
+    return torch.tensor(ratios, dtype=torch.float64).log()
+
+
+def test_clip_fractions_count_the_units_each_objective_clips():
+    # Two chains of three tokens; the last token of chain 1 is padding. Chain 0 has A > 0 and
+    # chain 1 A < 0, so a ratio of 1.5 is clipped in chain 0 and only "outside" in chain 1.
+    new = _log([[1.5, 1.0, 0.7], [1.5, 0.7, 9.0]])
+    old = torch.zeros_like(new)
+    adv = torch.tensor([1.0, -1.0], dtype=torch.float64)
+    mask = torch.tensor([[True, True, True], [True, True, False]])
+    cfg = RLConfig()
+    # GRPO, range [0.8, 1.2]: outside = 1.5, 0.7 | 1.5, 0.7 (4 of 5 tokens); the clip acts on
+    # chain 0's 1.5 (A > 0, above) and chain 1's 0.7 (A < 0, below): 2 of 5. Padding never counts.
+    assert clip_fractions("grpo", new, old, adv, mask, cfg) == {"outside": 0.8, "clipped": 0.4}
+    # DAPO's Clip-Higher ceiling 1.28 changes nothing here; CISPO truncates weights above 1.28
+    # whatever the sign of A: both 1.5s.
+    assert clip_fractions("dapo", new, old, adv, mask, cfg) == {"outside": 0.8, "clipped": 0.4}
+    assert clip_fractions("cispo", new, old, adv, mask, cfg) == {"outside": 0.4, "clipped": 0.4}
+    # GSPO counts chains: s_0 = (1.5 * 0.7) ** (1/3) = 1.0164 > 1.004 with A > 0 (clipped);
+    # s_1 = (1.5 * 0.7) ** (1/2) = 1.0247, outside but A < 0 (not clipped).
+    assert clip_fractions("gspo", new, old, adv, mask, cfg) == {"outside": 1.0, "clipped": 0.5}
 
 
 @pytest.mark.parametrize("objective", OBJECTIVES)
