@@ -36,6 +36,7 @@ from checks import (
     require_choice,
     require_float,
     require_int,
+    require_logp_pair,
     require_open_unit,
     require_seed,
     require_sequence,
@@ -198,6 +199,18 @@ def clip_fractions(
       at ``1 + eps_high``.
     """
     objective = require_choice("objective", objective, OBJECTIVES)
+    if not isinstance(cfg, RLConfig):
+        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
+    if mask is None:
+        raise TypeError("mask must be a bool (N, T) tensor, got None")
+    logp_new, logp_old, mask = require_logp_pair(
+        "logp_new", logp_new, "logp_old", logp_old, mask=mask, ndim=2
+    )
+    adv = require_tensor("adv", adv, ndim=1, dtype="float")
+    if adv.shape[0] != logp_new.shape[0]:
+        raise ValueError(
+            f"adv must hold one advantage per chain ({logp_new.shape[0]}), got {adv.shape[0]}"
+        )
     with torch.no_grad():
         if objective == "gspo":
             low, high = cfg.gspo_clip
