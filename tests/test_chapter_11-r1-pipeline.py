@@ -1,0 +1,69 @@
+"""Chapter 11 reads its runs back instead of training, cites what DeepSeek did, and keeps the
+sentences the lead will rewrite after the clip-fraction rerun marked."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import r1_runs
+from conftest import ROOT, executed
+from harness.qmd import parse_file
+
+STEM = "11-r1-pipeline"
+PATH = ROOT / "chapters" / f"{STEM}.qmd"
+# Calls that train or sample a model at length: they belong in scripts/, not on the render path.
+TRAINING_CALLS = re.compile(r"\b(train_rl|rl_step|sft|pretrain_base|rejection_sample|train)\(")
+LEAD_MARK = "<!-- lead: clip/pass claim -->"
+
+
+def evaluated_python(path):
+    return [c for c in parse_file(path)
+            if c.kind == "python" and c.options.get("eval") is not False]
+
+
+def test_nothing_trains_on_the_render_path():
+    offending = [c.line for c in evaluated_python(PATH) if TRAINING_CALLS.search(c.source)]
+    assert not offending, f"cells at lines {offending} train a model on every render"
+
+
+def test_exercise_reads_the_recorded_run():
+    record = r1_runs.load_exercise3()
+    line = (f"pass@1 on the {len(record['problems'])} training problems: "
+            f"{record['pass_at_1_before']:.3f} -> {record['pass_at_1_after']:.3f}")
+    assert line in executed(STEM).stdout()
+
+
+@pytest.mark.parametrize("claim", [
+    "only a\n  few percent of token ratios leave GRPO's range",
+    "it catches most chains on the second step",
+    "RL roughly doubles pass@1",
+])
+def test_claims_awaiting_the_clip_fraction_rerun_are_marked(claim):
+    text = PATH.read_text()
+    assert claim in text, claim
+    after = text[text.index(claim):]
+    paragraph_end = after.find("\n\n")
+    assert LEAD_MARK in after[:paragraph_end], f"{claim!r} lost its {LEAD_MARK}"
+
+
+def test_every_stage_of_what_deepseek_did_is_cited():
+    text = PATH.read_text()
+    section = text.split("## What DeepSeek did, stage by stage", 1)[1].split("\n## ", 1)[0]
+    bullets = [b for b in section.split("\n- ") if b.startswith("**")]
+    names = [re.match(r"\*\*(.+?)\*\*", b).group(1) for b in bullets]
+    assert names[:3] == ["Stage 0, the base.", "R1-Zero.", "Stage 1, cold start."], names
+    assert len(bullets) >= 8
+    for bullet in bullets:
+        assert "[@deepseek2025r1]" in bullet or "[@deepseek2024v3]" in bullet, bullet[:60]
+        assert "Here" in bullet or "next\n  chapter" in bullet, f"no 'here we do' in {bullet[:60]}"
+
+
+def test_inline_values_are_the_modules_values():
+    """The prose prints what r1_runs computes (one implementation for both chapters)."""
+    doc = r1_runs.load_records()
+    z, t = r1_runs.r1_zero(doc), r1_runs.stages3_and_4(doc)
+    inline = {c.source: text for c, text in executed(STEM).inline}
+    assert float(inline['Z["gap_end"]']) == z["gap_end"]
+    assert float(inline['T["s4_p1"]']) == t["s4_p1"]
