@@ -420,3 +420,192 @@ def first_slip(problem: str, chain: str) -> int | None:
             return i
         value = right
     return len(problem) // 2  # every step right; the ending (####, length) is not
+
+
+# ---------------------------------------------------------------------------------------------
+# Several routes to one answer (the multi-path task of chapter 2's second reasoner)
+# ---------------------------------------------------------------------------------------------
+#
+# The single-path format above stays exactly as it is. A *route chain* opens with its route's
+# token and a ";" and then follows that route's steps, each written "a op b=c" as before:
+#
+#   left   1;7+5=12;12-3=9;9-6=3;3+7=10;####10     left to right (the chain above)
+#   signs  2;7+5=12;12+7=19;3+6=9;19-9=10;####10   positives summed, negatives summed, combined
+#   pairs  3;5-3=2;6-7=-1;7+2=9;9+1=10;####10      pairs from the right first, then combined
+#
+# Every route of an n-operand problem has n - 1 steps and ends on the same ####-answer, so the
+# same verifier (``grade``) grades them all. What differs is *which* steps are hard: the left
+# route carries a growing, often negative running value through every step; the signs route
+# only adds non-negative numbers until one final subtraction of two multi-digit numbers; the
+# pairs route starts with digit-by-digit steps and leaves multi-digit operands to the end.
+
+#: The routes, in the order their tokens are numbered.
+ROUTES = ("left", "signs", "pairs")
+#: The character a route chain opens with (one token of ``VOCAB``; no new vocabulary, so a
+#: multi-path model has the same parameter count as the single-path one).
+ROUTE_TOKENS = {"left": "1", "signs": "2", "pairs": "3"}
+_ROUTE_OF_TOKEN = {token: route for route, token in ROUTE_TOKENS.items()}
+
+# A step reads two operands, each a literal digit ("d", value) or an earlier step's result
+# ("s", index), and combines them with "+" or "-".
+_Ref = tuple[str, int]
+_Spec = tuple[_Ref, str, _Ref]
+
+
+def _terms(problem: str) -> list[tuple[str, int]]:
+    """The signed terms of a problem: ``"7+5-3"`` -> ``[("+", 7), ("+", 5), ("-", 3)]``."""
+    return [("+", int(problem[0]))] + [
+        (problem[i], int(problem[i + 1])) for i in range(1, len(problem), 2)
+    ]
+
+
+def _flip(op: str) -> str:
+    return "-" if op == "+" else "+"
+
+
+def _route_program(problem: str, route: str) -> list[_Spec]:
+    """The steps of ``route`` for ``problem``, as operand references (no values yet)."""
+    terms = _terms(problem)
+    steps: list[_Spec] = []
+
+    def add(left: _Ref, op: str, right: _Ref) -> _Ref:
+        steps.append((left, op, right))
+        return ("s", len(steps) - 1)
+
+    if route == "left":
+        acc: _Ref = ("d", terms[0][1])
+        for op, digit in terms[1:]:
+            acc = add(acc, op, ("d", digit))
+    elif route == "signs":
+        pos = [d for op, d in terms if op == "+"]
+        neg = [d for op, d in terms if op == "-"]
+        pos_ref: _Ref = ("d", pos[0])
+        for digit in pos[1:]:
+            pos_ref = add(pos_ref, "+", ("d", digit))
+        if neg:
+            neg_ref: _Ref = ("d", neg[0])
+            for digit in neg[1:]:
+                neg_ref = add(neg_ref, "+", ("d", digit))
+            add(pos_ref, "-", neg_ref)
+    else:  # pairs: from the right, so an odd problem leaves its first digit on its own
+        start = len(terms) % 2
+        pair_refs = []
+        for i in range(start, len(terms), 2):
+            (sign_a, a), (sign_b, b) = terms[i], terms[i + 1]
+            # A pair led by "-" is subtracted whole: -a + b = -(a - b), so its inner op flips.
+            inner = sign_b if sign_a == "+" else _flip(sign_b)
+            pair_refs.append((sign_a, add(("d", a), inner, ("d", b))))
+        acc = ("d", terms[0][1]) if start else pair_refs.pop(0)[1]
+        for sign, ref in pair_refs:
+            acc = add(acc, sign, ref)
+    return steps
+
+
+def write_route_chain(
+    problem: str, route: str, slip_step: int | None = None, slip_delta: int = 0
+) -> str:
+    """The chain of ``problem`` along ``route``, with step ``slip_step`` off by ``slip_delta``.
+
+    The chain opens with ``ROUTE_TOKENS[route]`` and ``;``; a slip is carried into every later
+    step that reads the slipped result, as in ``write_chain``. A step whose right operand is
+    negative is written with the sign folded in (``-5+-7`` is written ``-5-7``). Along
+    ``"left"`` the steps are exactly ``write_chain``'s:
+    ``write_route_chain(p, "left") == "1;" + write_chain(p)``.
+    """
+    _check_problem(problem)
+    route = require_choice("route", route, ROUTES)
+    program = _route_program(problem, route)
+    if slip_step is not None:
+        require_int("slip_step", slip_step, low=0)
+        if slip_step >= len(program):
+            raise ValueError(f"slip_step must be < {len(program)} for {problem!r}, got {slip_step}")
+    slip_delta = require_int("slip_delta", slip_delta, low=-1000, high=1000)
+    results: list[int] = []
+    lines = [ROUTE_TOKENS[route]]
+
+    def value(ref: _Ref) -> int:
+        kind, x = ref
+        return x if kind == "d" else results[x]
+
+    for step, (left, op, right) in enumerate(program):
+        a, b = value(left), value(right)
+        result = a + b if op == "+" else a - b
+        if step == slip_step:
+            result += slip_delta
+        shown_op, shown_b = (op, b) if b >= 0 else (_flip(op), -b)
+        lines.append(f"{a}{shown_op}{shown_b}={result}")
+        results.append(result)
+    lines.append(f"####{results[-1]}")
+    return ";".join(lines)
+
+
+def route_of(chain: str) -> str | None:
+    """The route a chain announces (its first token), or None when it announces none."""
+    require_str("chain", chain)
+    if len(chain) >= 2 and chain[1] == ";":
+        return _ROUTE_OF_TOKEN.get(chain[0])
+    return None
+
+
+def make_route_trace(
+    problem: str, rng: random.Random, slip_share: float, routes: Sequence[str] = ROUTES
+) -> str:
+    """A multi-path training trace: a route uniform over ``routes``, then ``make_trace``'s slip.
+
+    Draws: one ``rng.choice`` for the route, one ``rng.random()``, and ``rng.randrange`` and
+    ``rng.choice`` when slipping (the slip's step uniform over the route's steps, its size
+    uniform on {-2, -1, +1, +2}, as in the single-path traces).
+    """
+    _check_problem(problem)
+    _require_rng(rng)
+    slip_share = require_prob("slip_share", slip_share)
+    routes = require_sequence("routes", routes, min_len=1)
+    for route in routes:
+        require_choice("routes", route, ROUTES)
+    route = rng.choice(list(routes))
+    if rng.random() < slip_share:
+        step = rng.randrange(len(problem) // 2)
+        return write_route_chain(problem, route, step, rng.choice((-2, -1, 1, 2)))
+    return write_route_chain(problem, route)
+
+
+def make_route_batch(
+    rng: random.Random,
+    batch_size: int,
+    slip_share: float,
+    context: int = 64,
+    routes: Sequence[str] = ROUTES,
+) -> tuple[Tensor, Tensor]:
+    """``make_batch`` for the multi-path task: fresh train-split problems, each with a
+    ``make_route_trace`` trace. The prompt is the bare problem: no route is given."""
+    _require_rng(rng)
+    batch_size = require_int("batch_size", batch_size, low=1, high=MAX_BATCH)
+    context = require_int("context", context, low=2, high=MAX_CONTEXT)
+    require_prob("slip_share", slip_share)
+    pairs = []
+    for _ in range(batch_size):
+        problem = random_problem(rng, "train")
+        pairs.append((problem, make_route_trace(problem, rng, slip_share, routes)))
+    return batch_of(pairs, context)
+
+
+def first_route_slip(problem: str, chain: str) -> int | None:
+    """Index of the first step of ``chain`` that differs from its announced route's right chain.
+
+    None when the chain is exactly that route's correct chain. A chain that announces no route
+    is wrong at step 0; one that is right at every step but ends differently is wrong at the
+    step after its last (``len(problem) // 2``).
+    """
+    _check_problem(problem)
+    require_str("chain", chain)
+    route = route_of(chain)
+    if route is None:
+        return 0
+    right = write_route_chain(problem, route)
+    if chain == right:
+        return None
+    got, want = chain.split(";")[1:], right.split(";")[1:-1]
+    for i, step in enumerate(want):
+        if i >= len(got) or got[i] != step:
+            return i
+    return len(want)
