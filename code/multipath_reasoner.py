@@ -1,0 +1,572 @@
+"""Two tiny reasoners of one size: one that knows one route to an answer, one that knows three.
+
+Chapter 2's real reasoner (``data/tiny_reasoner.json``) is trained on left-to-right chains
+only, so the only diversity sampling can add to its chains is slips. The *multi-path* reasoner
+here (``data/tiny_reasoner_multipath.json``) has the same architecture, parameter count,
+vocabulary, steps, batch, learning-rate schedule and seed policy, but each of its training
+traces follows one of ``arithmetic_task.ROUTES``, drawn uniformly, and announces it with its
+first token; the prompt never names a route, so the model picks one when it samples.
+
+This module holds what the scripts call (and what a job graph can call as plain functions):
+
+* ``train_reasoner(seed, routes=...)`` -> (model, training record): the recipe of
+  ``scripts/train_tiny_reasoner.py``, with the multi-path batches when ``routes`` is given;
+* ``checkpoint_metrics`` -> the metrics a shipped checkpoint records (its greedy accuracy on the
+  fixed held-out list, which a test reproduces exactly);
+* ``sample_routed`` / ``greedy_by_route``: chains, and chains with the route forced;
+* the statistics of the evaluation (``error_correlation``, ``route_error_correlation``,
+  ``wrong_agreement``, ``vote_ceiling``) and ``evaluate(...)`` -> the dict recorded as
+  ``data/multipath_eval.json``.
+
+pass@k and cons@k come from ``evaluation`` (one implementation for the whole book); intervals
+are ``evaluation.bootstrap_interval``'s 95% percentile bootstrap over problems.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import random
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import torch
+
+from arithmetic_task import (
+    ROUTE_TOKENS,
+    ROUTES,
+    answer_of,
+    grade,
+    held_out_problems,
+    make_batch,
+    make_route_batch,
+    prompt_of,
+    require_problems,
+    route_of,
+)
+from checks import require_choice, require_float, require_int, require_prob, require_seed
+from evaluation import bootstrap_interval, cons_at_k_counts, pass_at_k
+from reasoning import extract_answer, majority_vote, vote_distribution
+from tiny_gpt import (
+    DATA_DIR,
+    TinyGPT,
+    TinyGPTConfig,
+    accuracy,
+    count_parameters,
+    sample,
+    sample_chains,
+)
+from tiny_gpt import train as train_lm
+
+__all__ = [
+    "GREEDY_PROBLEMS",
+    "MODEL_LABELS",
+    "GREEDY_SEED",
+    "MULTIPATH_EVAL_PATH",
+    "MULTIPATH_PATH",
+    "checkpoint_metrics",
+    "comparison_rows",
+    "error_correlation",
+    "evaluate",
+    "greedy_by_route",
+    "powers_of_two",
+    "route_error_correlation",
+    "sample_routed",
+    "summarize_chains",
+    "train_reasoner",
+    "vote_ceiling",
+    "vote_curve_rows",
+    "wrong_agreement",
+]
+
+MULTIPATH_PATH = DATA_DIR / "tiny_reasoner_multipath.json"
+MULTIPATH_EVAL_PATH = DATA_DIR / "multipath_eval.json"
+#: The fixed held-out list a checkpoint's greedy accuracy is recorded on (as for chapter 2's).
+GREEDY_PROBLEMS, GREEDY_SEED = 500, 2024
+SAMPLED_PROBLEMS, SAMPLED_N, SAMPLED_SEED = 200, 32, 7
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+# ---------------------------------------------------------------------------------------------
+
+
+def train_reasoner(
+    seed: int = 0,
+    routes: Sequence[str] | None = ROUTES,
+    *,
+    steps: int = 800,
+    batch_size: int = 128,
+    lr: float = 3e-3,
+    min_lr: float = 1e-4,
+    warmup: int = 30,
+    slip_share: float = 0.45,
+    config: TinyGPTConfig | None = None,
+    log_every: int = 0,
+) -> tuple[TinyGPT, dict]:
+    """Train a tiny reasoner from scratch; return it and its training record.
+
+    The defaults are chapter 2's recipe (``scripts/train_tiny_reasoner.py``): weights seeded
+    with ``seed``, data with ``seed + 1``, 800 AdamW steps of 128 traces, 45% of them with one
+    slip. ``routes`` chooses the traces: a tuple of ``ROUTES`` gives multi-path traces (route
+    uniform over the tuple, announced by the chain's first token), ``None`` the single-path
+    left-to-right chains of the shipped reasoner. The thread count is the caller's
+    (``torch.set_num_threads``); it is recorded, since it decides the bits.
+    """
+    seed = require_seed("seed", seed)
+    slip_share = require_prob("slip_share", slip_share)
+    if routes is not None:
+        routes = tuple(require_choice("routes", r, ROUTES) for r in routes)
+        if not routes:
+            raise ValueError("routes must name at least one route (or be None)")
+    config = config or TinyGPTConfig()
+    model = TinyGPT(config, seed=seed)
+    data_rng = random.Random(seed + 1)
+
+    def batches() -> tuple[torch.Tensor, torch.Tensor]:
+        if routes is None:
+            return make_batch(data_rng, batch_size, slip_share, config.context)
+        return make_route_batch(data_rng, batch_size, slip_share, config.context, routes)
+
+    load_before = os.getloadavg()[0]
+    start, cpu_start = time.perf_counter(), time.process_time()
+    losses = train_lm(
+        model,
+        batches,
+        steps=steps,
+        lr=lr,
+        min_lr=min_lr,
+        warmup=min(warmup, steps),
+        log_every=log_every,
+    )
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    tail = max(1, min(20, steps // 5))
+    record = {
+        "routes": list(routes) if routes is not None else None,
+        "steps": steps,
+        "batch_size": batch_size,
+        "lr": lr,
+        "min_lr": min_lr,
+        "warmup": warmup,
+        "slip_share": slip_share,
+        "seed": seed,
+        "threads": torch.get_num_threads(),
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "first_loss": round(sum(losses[:tail]) / tail, 4),
+        "final_loss": round(sum(losses[-tail:]) / tail, 4),
+        "parameters": count_parameters(model),
+        "torch": torch.__version__,
+        "machine": platform.machine(),
+    }
+    return model, record
+
+
+def checkpoint_metrics(model: TinyGPT) -> dict:
+    """The metrics a checkpoint records, in ``scripts/train_tiny_reasoner.py``'s layout.
+
+    Greedy accuracy on the fixed list (500 held-out problems, seed 2024, batches of 512; a
+    test reproduces it exactly), per-sample accuracy at T = 0.7 and 1.0 (200 problems x 32),
+    and, for a route-announcing model, the share of greedy chains on each route.
+    """
+    greedy_set = held_out_problems(GREEDY_PROBLEMS, seed=GREEDY_SEED)
+    greedy_chains = sample_chains(model, greedy_set, 1, 0.0, batch_size=512)
+    sampled_set = held_out_problems(SAMPLED_PROBLEMS, seed=SAMPLED_SEED)
+    per_sample = {
+        str(t): accuracy(
+            sampled_set,
+            sample_chains(model, sampled_set, SAMPLED_N, t, seed=SAMPLED_SEED, batch_size=512),
+        )
+        for t in (0.7, 1.0)
+    }
+    routes = [route_of(cs[0]) for cs in greedy_chains]
+    return {
+        "greedy": {
+            "accuracy": accuracy(greedy_set, greedy_chains),
+            "problems": GREEDY_PROBLEMS,
+            "problem_seed": GREEDY_SEED,
+            "batch_size": 512,
+            "route_share": {str(r): routes.count(r) / len(routes) for r in (*ROUTES, None)},
+        },
+        "per_sample": {
+            "accuracy": per_sample,
+            "problems": SAMPLED_PROBLEMS,
+            "problem_seed": SAMPLED_SEED,
+            "samples_per_problem": SAMPLED_N,
+            "sample_seed": SAMPLED_SEED,
+            "top_p": 1.0,
+        },
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Sampling
+# ---------------------------------------------------------------------------------------------
+
+
+def sample_routed(
+    model: TinyGPT,
+    problems: Sequence[str],
+    n: int,
+    temperature: float,
+    seed: int,
+    batch_size: int = 512,
+) -> list[list[str]]:
+    """``tiny_gpt.sample_chains``: ``n`` chains per problem (the route is the model's choice)."""
+    return sample_chains(model, problems, n, temperature, seed=seed, batch_size=batch_size)
+
+
+def greedy_by_route(
+    model: TinyGPT, problems: Sequence[str], batch_size: int = 512
+) -> dict[str, list[str]]:
+    """The greedy chain of every problem along every route, the route token forced.
+
+    The prompt is the problem, ``=``, the route's token and ``;`` (what the model would have
+    written had it chosen that route); each returned chain includes that prefix.
+    """
+    problems = require_problems("problems", problems, min_len=1)
+    out = {}
+    for route in ROUTES:
+        prefix = ROUTE_TOKENS[route] + ";"
+        prompts = [prompt_of(p) + prefix for p in problems]
+        chains: list[str] = []
+        for start in range(0, len(prompts), batch_size):
+            chains += sample(model, prompts[start : start + batch_size], 0.0).completions
+        out[route] = [prefix + c for c in chains]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics of many chains per problem
+# ---------------------------------------------------------------------------------------------
+
+
+def error_correlation(wrong: Sequence[int], n: Sequence[int] | int) -> float:
+    """Correlation of the errors of two distinct chains of one problem (intra-class).
+
+    ``wrong[i]`` of the ``n[i]`` chains of problem i are wrong. With e_j the 0/1 error of chain
+    j, p the overall error rate and E[e_j e_k] the chance that two distinct chains of a random
+    problem are both wrong, the correlation is (E[e_j e_k] - p^2) / (p (1 - p)): 0 when errors
+    strike every problem alike (each chain an independent coin), 1 when a problem's chains are
+    all right or all wrong. Problems are weighted equally. NaN when p is 0 or 1.
+    """
+    w = np.asarray(wrong, dtype=float)
+    m = np.broadcast_to(np.asarray(n, dtype=float), w.shape)
+    if w.ndim != 1 or len(w) == 0 or np.any(m < 2) or np.any(w < 0) or np.any(w > m):
+        raise ValueError("wrong must be counts 0 <= wrong[i] <= n[i], with n[i] >= 2")
+    p = float(np.mean(w / m))
+    both = float(np.mean(w * (w - 1) / (m * (m - 1))))
+    return (both - p * p) / (p * (1 - p)) if 0 < p < 1 else math.nan
+
+
+def route_error_correlation(
+    wrong: Sequence[Mapping[str, int]], count: Sequence[Mapping[str, int]]
+) -> dict[str, float]:
+    """Error correlation of two chains of one problem on the *same* route vs *different* routes.
+
+    ``wrong[i][r]`` of the ``count[i][r]`` chains of problem i took route r and were wrong.
+    Pairs of distinct chains are pooled over problems within each kind (same route, different
+    routes); each kind's both-wrong rate is set against the overall error rate as in
+    ``error_correlation``. Lower across routes than within one means the routes fail on
+    different problems: the diversity a vote can use.
+    """
+    tot_w = sum(sum(w.values()) for w in wrong)
+    tot_n = sum(sum(c.values()) for c in count)
+    p = tot_w / tot_n
+    same_both = same_pairs = cross_both = cross_pairs = 0.0
+    for w, c in zip(wrong, count, strict=True):
+        ws, cs = sum(w.values()), sum(c.values())
+        s_both = sum(w.get(r, 0) * (w.get(r, 0) - 1) for r in c)
+        s_pairs = sum(c[r] * (c[r] - 1) for r in c)
+        same_both += s_both
+        same_pairs += s_pairs
+        cross_both += ws * (ws - 1) - s_both
+        cross_pairs += cs * (cs - 1) - s_pairs
+
+    def corr(both: float, pairs: float) -> float:
+        if pairs == 0 or not 0 < p < 1:
+            return math.nan
+        return (both / pairs - p * p) / (p * (1 - p))
+
+    return {"same_route": corr(same_both, same_pairs), "cross_route": corr(cross_both, cross_pairs)}
+
+
+def wrong_agreement(counts: Mapping[str | None, int], correct: str) -> float | None:
+    """Chance that two distinct wrong chains of a problem give the *same* wrong answer.
+
+    1/D when the wrong votes split evenly over D answers; None with fewer than two wrong chains.
+    Unreadable chains (answer None) are wrong and agree with no one.
+    """
+    wrong = {a: c for a, c in counts.items() if a != correct}
+    total = sum(wrong.values())
+    if total < 2:
+        return None
+    same = sum(c * (c - 1) for a, c in wrong.items() if a is not None)
+    return same / (total * (total - 1))
+
+
+def vote_ceiling(mean_accuracy: float, correlation: float, threshold: float = 0.5) -> float:
+    """Share of problems a vote of infinitely many chains gets right, predicted from two numbers.
+
+    Model each problem's per-chain accuracy q as Beta-distributed with the measured mean and
+    the measured error correlation rho (for a Beta, rho = 1 / (a + b + 1)), and count a problem
+    right when q > ``threshold`` (0.5 when the wrong answers could all collude; lower when they
+    scatter). With rho = 0 every problem has q = mean, so the ceiling is 1 or 0; as rho grows,
+    more problems fall below the threshold whatever the number of votes.
+    """
+    mean = require_float(
+        "mean_accuracy", mean_accuracy, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+    rho = require_float("correlation", correlation, low=0.0, high=1.0, high_open=True)
+    threshold = require_float("threshold", threshold, low=0.0, high=1.0)
+    if rho == 0:
+        return float(mean > threshold)
+    from scipy.stats import beta  # only this exercise needs scipy
+
+    total = 1 / rho - 1
+    return float(beta.sf(threshold, mean * total, (1 - mean) * total))
+
+
+def powers_of_two(n: int) -> list[int]:
+    """1, 2, 4, ... up to n (n itself included when it is not a power of two)."""
+    n = require_int("n", n, low=1)
+    ks = [1]
+    while ks[-1] * 2 <= n:
+        ks.append(ks[-1] * 2)
+    return ks if ks[-1] == n else [*ks, n]
+
+
+def _interval(values: np.ndarray, rng: np.random.Generator, num_bootstrap: int) -> dict:
+    lo, hi = bootstrap_interval(values, rng, num_bootstrap)
+    return {"value": round(float(values.mean()), 6), "lo": round(lo, 6), "hi": round(hi, 6)}
+
+
+def summarize_chains(
+    problems: Sequence[str],
+    chains: Sequence[Sequence[str]],
+    ks: Sequence[int],
+    rng: np.random.Generator,
+    num_bootstrap: int,
+) -> dict:
+    """Every statistic the evaluation records for one model at one temperature.
+
+    pass@k and cons@k (``evaluation``'s unbiased and exact estimators) for each k with 95%
+    bootstrap intervals; the share of problems whose modal answer is wrong; the top wrong
+    answer's share of the wrong votes; the chance two wrong chains agree; the error
+    correlation of two chains of one problem; and, per route, the share of chains, their
+    accuracy, and the vote within the route against the vote of as many chains of any route.
+    """
+    answers = [answer_of(p) for p in problems]
+    n_problems = len(problems)
+    pass_k = {k: np.zeros(n_problems) for k in ks}
+    cons_k = {k: np.zeros(n_problems) for k in ks}
+    correct, modal_wrong, top_wrong, agree = [], [], [], []
+    route_wrong, route_count = [], []
+    within = {r: [] for r in ROUTES}
+    across = {r: [] for r in ROUTES}
+    for i, (problem, cs) in enumerate(zip(problems, chains, strict=True)):
+        n = len(cs)
+        votes = [extract_answer(c) for c in cs]
+        right = [grade(problem, c) == 1.0 for c in cs]
+        counts = vote_distribution(votes)
+        num_none = sum(v is None for v in votes)
+        c = sum(right)
+        for k in ks:
+            pass_k[k][i] = pass_at_k(n, c, k)
+            cons_k[k][i] = cons_at_k_counts(counts, answers[i], k, num_none)
+        correct.append(c)
+        modal_wrong.append(majority_vote(votes) != answers[i])
+        wrong = [count for answer, count in counts.items() if answer != answers[i]]
+        if wrong:
+            top_wrong.append(max(wrong) / sum(wrong))
+        all_counts = dict(counts)
+        if num_none:
+            all_counts[None] = num_none
+        a = wrong_agreement(all_counts, answers[i])
+        if a is not None:
+            agree.append(a)
+        routes = [route_of(ch) for ch in cs]
+        w_r, c_r = {}, {}
+        for route, ok in zip(routes, right, strict=True):
+            key = str(route)
+            c_r[key] = c_r.get(key, 0) + 1
+            w_r[key] = w_r.get(key, 0) + (not ok)
+        route_wrong.append(w_r)
+        route_count.append(c_r)
+        for route in ROUTES:
+            mine = [v for v, r in zip(votes, routes, strict=True) if r == route]
+            if len(mine) >= 1:
+                m_counts = vote_distribution(mine)
+                m_none = sum(v is None for v in mine)
+                within[route].append(cons_at_k_counts(m_counts, answers[i], len(mine), m_none))
+                across[route].append(cons_at_k_counts(counts, answers[i], len(mine), num_none))
+    correct_arr = np.array(correct, dtype=float)
+    n = len(chains[0])
+    out = {
+        "pass@k": {str(k): _interval(pass_k[k], rng, num_bootstrap) for k in ks},
+        "cons@k": {str(k): _interval(cons_k[k], rng, num_bootstrap) for k in ks},
+        "per_sample": _interval(correct_arr / n, rng, num_bootstrap),
+        "modal_wrong": _interval(np.array(modal_wrong, dtype=float), rng, num_bootstrap),
+        "top_wrong_share": round(float(np.mean(top_wrong)), 4) if top_wrong else None,
+        "wrong_agreement": round(float(np.mean(agree)), 4) if agree else None,
+        "error_correlation": round(error_correlation([n - c for c in correct], n), 4),
+        "routes": {},
+        "correct": [int(c) for c in correct],
+    }
+    total = sum(sum(c.values()) for c in route_count)
+    for key in (*ROUTES, "None"):
+        chosen = sum(c.get(key, 0) for c in route_count)
+        if chosen == 0:
+            continue
+        entry = {
+            "share": round(chosen / total, 4),
+            "accuracy": round(1 - sum(w.get(key, 0) for w in route_wrong) / chosen, 4),
+        }
+        if key in within and within[key]:
+            entry["vote_within"] = round(float(np.mean(within[key])), 4)
+            entry["vote_across_same_n"] = round(float(np.mean(across[key])), 4)
+            entry["problems"] = len(within[key])
+        out["routes"][key] = entry
+    if len(out["routes"]) > 1:
+        out["route_error_correlation"] = {
+            k: round(v, 4) for k, v in route_error_correlation(route_wrong, route_count).items()
+        }
+    return out
+
+
+def evaluate(
+    models: Mapping[str, TinyGPT],
+    problems: Sequence[str],
+    samples: int = 128,
+    temperatures: Sequence[float] = (0.5, 0.7, 1.0),
+    seed: int = 0,
+    num_bootstrap: int = 1000,
+    batch_size: int = 512,
+) -> dict:
+    """Greedy and sampled evaluation of several models on the same problems; a JSON-ready dict.
+
+    For each model: greedy accuracy (with interval), the greedy chain's route, greedy along each
+    route forced; then at each temperature ``samples`` chains per problem, summarised by
+    ``summarize_chains``. The sample seed of (model m, temperature t) is ``seed + 1 + t_index``,
+    the same for every model, and the bootstrap draws come from one generator seeded ``seed``,
+    so the record is reproducible with the same thread count.
+    """
+    problems = require_problems("problems", problems, min_len=1)
+    samples = require_int("samples", samples, low=2)
+    ks = powers_of_two(samples)
+    rng = np.random.default_rng(require_seed("seed", seed))
+    out: dict = {
+        "problems": problems,
+        "samples": samples,
+        "ks": ks,
+        "temperatures": list(temperatures),
+        "seed": seed,
+        "bootstrap": num_bootstrap,
+        "threads": torch.get_num_threads(),
+        "models": {},
+    }
+    for name, model in models.items():
+        record: dict = {"timing": {}}
+        start = time.perf_counter()
+        greedy = sample_chains(model, problems, 1, 0.0, batch_size=batch_size)
+        right = np.array([grade(p, cs[0]) for p, cs in zip(problems, greedy, strict=True)])
+        record["timing"]["greedy_seconds"] = round(time.perf_counter() - start, 2)
+        record["greedy"] = _interval(right, rng, num_bootstrap)
+        record["greedy_right"] = [int(x) for x in right]
+        greedy_routes = [str(route_of(cs[0])) for cs in greedy]
+        record["greedy_route_share"] = {
+            r: round(greedy_routes.count(r) / len(problems), 4) for r in sorted(set(greedy_routes))
+        }
+        if any(r != "None" for r in greedy_routes):
+            forced = greedy_by_route(model, problems, batch_size)
+            forced_right = {
+                r: np.array([grade(p, c) for p, c in zip(problems, cs, strict=True)])
+                for r, cs in forced.items()
+            }
+            record["greedy_by_route"] = {
+                r: _interval(v, rng, num_bootstrap) for r, v in forced_right.items()
+            }
+            stacked = np.stack([forced_right[r] for r in ROUTES])
+            record["greedy_any_route"] = round(float(stacked.max(axis=0).mean()), 4)
+            record["greedy_route_agreement"] = round(
+                float((stacked.min(axis=0) == stacked.max(axis=0)).mean()), 4
+            )
+        record["sampled"] = {}
+        for t_index, temperature in enumerate(temperatures):
+            start = time.perf_counter()
+            chains = sample_routed(
+                model, problems, samples, temperature, seed + 1 + t_index, batch_size
+            )
+            seconds = time.perf_counter() - start
+            summary = summarize_chains(problems, chains, ks, rng, num_bootstrap)
+            summary["seconds"] = round(seconds, 2)
+            summary["chains_per_second"] = round(len(problems) * samples / seconds, 1)
+            record["sampled"][str(temperature)] = summary
+        out["models"][name] = record
+    return out
+
+
+MODEL_LABELS = {"single": "single-path (one route)", "multi": "multi-path (three routes)"}
+
+
+def vote_curve_rows(record: Mapping) -> tuple[list[dict], list[dict]]:
+    """``data/multipath_eval.json`` reshaped for the vote-curve widget (``vote_routes.js``).
+
+    Returns ``(rows, models)``: one row per (model, temperature, k) with cons@k and its
+    interval, and one entry per model with its label, greedy accuracy and, per temperature,
+    the error correlation of two chains (and for a route-announcing model, of two chains on
+    the same route and on different routes).
+    """
+    rows, models = [], []
+    for name, rec in record["models"].items():
+        entry = {
+            "model": name,
+            "label": MODEL_LABELS.get(name, name),
+            "greedy": rec["greedy"]["value"],
+            "correlation": {},
+            "same_route": None,
+            "cross_route": None,
+        }
+        for t, summary in rec["sampled"].items():
+            entry["correlation"][t] = summary["error_correlation"]
+            by_route = summary.get("route_error_correlation")
+            if by_route is not None:
+                entry["same_route"] = {**(entry["same_route"] or {}), t: by_route["same_route"]}
+                entry["cross_route"] = {**(entry["cross_route"] or {}), t: by_route["cross_route"]}
+            for k, v in summary["cons@k"].items():
+                rows.append({"model": name, "temperature": float(t), "k": int(k), **v})
+        models.append(entry)
+    return rows, models
+
+
+def comparison_rows(record: Mapping, temperatures: Sequence[float] | None = None) -> list[dict]:
+    """One row per (model, temperature) of ``data/multipath_eval.json``: the side-by-side table.
+
+    Columns: greedy accuracy, per-sample accuracy, cons@K and pass@K at the largest K, the
+    share of problems whose modal answer is wrong, the top wrong answer's share of the wrong
+    votes, the chance that two wrong chains agree, and the error correlation of two chains.
+    """
+    big = str(record["ks"][-1])
+    rows = []
+    for name, rec in record["models"].items():
+        for t, s in rec["sampled"].items():
+            if temperatures is not None and float(t) not in temperatures:
+                continue
+            rows.append(
+                {
+                    "model": MODEL_LABELS.get(name, name),
+                    "temperature": float(t),
+                    "greedy": rec["greedy"]["value"],
+                    "per-sample": s["per_sample"]["value"],
+                    f"cons@{big}": s["cons@k"][big]["value"],
+                    f"pass@{big}": s["pass@k"][big]["value"],
+                    "modal answer wrong": s["modal_wrong"]["value"],
+                    "top wrong share": s["top_wrong_share"],
+                    "two wrong agree": s["wrong_agreement"],
+                    "error correlation": s["error_correlation"],
+                }
+            )
+    return rows
