@@ -339,6 +339,11 @@ def powers_of_two(n: int) -> list[int]:
     return ks if ks[-1] == n else [*ks, n]
 
 
+def _finite(x: float, digits: int = 4) -> float | None:
+    """``x`` rounded, or None when it is NaN (JSON has no NaN; the browser reads these files)."""
+    return None if math.isnan(x) else round(x, digits)
+
+
 def _interval(values: np.ndarray, rng: np.random.Generator, num_bootstrap: int) -> dict:
     lo, hi = bootstrap_interval(values, rng, num_bootstrap)
     return {"value": round(float(values.mean()), 6), "lo": round(lo, 6), "hi": round(hi, 6)}
@@ -412,7 +417,7 @@ def summarize_chains(
         "modal_wrong": _interval(np.array(modal_wrong, dtype=float), rng, num_bootstrap),
         "top_wrong_share": round(float(np.mean(top_wrong)), 4) if top_wrong else None,
         "wrong_agreement": round(float(np.mean(agree)), 4) if agree else None,
-        "error_correlation": round(error_correlation([n - c for c in correct], n), 4),
+        "error_correlation": _finite(error_correlation([n - c for c in correct], n)),
         "routes": {},
         "correct": [int(c) for c in correct],
     }
@@ -432,7 +437,7 @@ def summarize_chains(
         out["routes"][key] = entry
     if len(out["routes"]) > 1:
         out["route_error_correlation"] = {
-            k: round(v, 4) for k, v in route_error_correlation(route_wrong, route_count).items()
+            k: _finite(v) for k, v in route_error_correlation(route_wrong, route_count).items()
         }
     return out
 
