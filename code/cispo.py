@@ -33,6 +33,7 @@ from torch import Tensor
 from checks import (
     require_float,
     require_int,
+    require_mask,
     require_open_unit,
     require_sequence,
     require_tensor,
@@ -109,15 +110,15 @@ def _check_pair(logp_new: Any, logp_old: Any) -> tuple[Tensor, Tensor]:
     return logp_new, logp_old
 
 
-def _check_adv(adv: Any, shape: torch.Size) -> Tensor:
+def _check_adv(adv: Any, shape: torch.Size, name: str = "adv") -> Tensor:
     """A scalar, a per-token tensor of ``shape``, or per-response ``(G,)`` for ``(G, T)``."""
-    adv = require_tensor("adv", adv, dtype="float")
+    adv = require_tensor(name, adv, dtype="float")
     if adv.dim() == 0 or adv.shape == shape:
         return adv.detach()
     if len(shape) == 2 and adv.shape == shape[:1]:
         return adv.detach().unsqueeze(1)
     raise ValueError(
-        f"adv must be a scalar, shaped like logp_new {tuple(shape)}, or (G,) for (G, T) "
+        f"{name} must be a scalar, shaped like logp_new {tuple(shape)}, or (G,) for (G, T) "
         f"log-probs; got {tuple(adv.shape)}"
     )
 
@@ -200,31 +201,34 @@ def clipped_is_weight(ratio: Tensor, eps_high: float = 0.2, eps_low: float | Non
 def cispo_surrogate(
     logp_new: Tensor,
     logp_old: Tensor,
-    adv: Tensor,
+    advantages: Tensor,
+    mask: Tensor | None = None,
+    *,
     eps_high: float = 0.2,
     eps_low: float | None = None,
-    mask: Tensor | None = None,
 ) -> Tensor:
     """CISPO loss (to minimise): ``-(1/N) sum_t sg(r_hat_t) * A_t * logp_new_t``.
 
     ``N`` counts every (unpadded) token of the batch: DAPO's token-level normalisation. Only the
     gradient is meaningful -- ``d loss / d logp_t = -sg(r_hat_t) A_t / N`` -- the value depends on
-    the log-probs themselves, as any REINFORCE surrogate does.
+    the log-probs themselves, as any REINFORCE surrogate does. The signature is the one all five
+    objectives share (``grpo.grpo_surrogate``'s).
 
     Args:
         logp_new: current log-probs, ``(T,)`` or ``(G, T)``; gradients flow into these.
         logp_old: sampling-policy log-probs, same shape (a constant).
-        adv: a scalar, per-token advantages shaped like ``logp_new``, or ``(G,)`` for ``(G, T)``.
+        advantages: a scalar, per-token advantages shaped like ``logp_new``, or ``(G,)`` for
+            ``(G, T)``.
+        mask: optional bool mask shaped like ``logp_new``, True on real tokens.
         eps_high: IS-weight ceiling ``1 + eps_high`` (> 0).
         eps_low: IS-weight floor ``1 - eps_low`` in (0, 1), or ``None`` (MiniMax's choice).
-        mask: optional 0/1 padding mask shaped like ``logp_new``.
 
     Returns:
         Scalar loss tensor.
     """
     logp_new, logp_old = _check_pair(logp_new, logp_old)
-    adv = _check_adv(adv, logp_new.shape)
-    pad = _check_padding(mask, logp_new.shape, "mask")
+    adv = _check_adv(advantages, logp_new.shape, "advantages")
+    pad = require_mask("mask", mask, logp_new.shape)
     weight = clipped_is_weight(token_ratios(logp_new.detach(), logp_old), eps_high, eps_low)
     terms = weight * adv * logp_new
     if pad is None:

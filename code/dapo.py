@@ -30,6 +30,7 @@ from checks import (
     require_callable,
     require_float,
     require_int,
+    require_logp_pair,
     require_open_unit,
     require_prob,
     require_same_shape,
@@ -145,63 +146,81 @@ def clip_gradient_coefficient(
 
 
 def _check_ragged(
-    logp_new_list: Sequence[Tensor], logp_old_list: Sequence[Tensor], adv: Any
+    logp_new: Sequence[Tensor], logp_old: Sequence[Tensor], advantages: Any
 ) -> tuple[list[Tensor], list[Tensor], Tensor]:
     """Validate a ragged group: G 1-D responses (any lengths), their old log-probs, G advantages."""
-    for name, seq in (("logp_new_list", logp_new_list), ("logp_old_list", logp_old_list)):
+    for name, seq in (("logp_new", logp_new), ("logp_old", logp_old)):
         if isinstance(seq, Tensor) and seq.dim() != 2:
             raise ValueError(f"{name} as a tensor must be 2-D (G, T), got {tuple(seq.shape)}")
-    new = require_sequence("logp_new_list", logp_new_list, min_len=1)
-    old = require_sequence("logp_old_list", logp_old_list)
+    new = require_sequence("logp_new", logp_new, min_len=1)
+    old = require_sequence("logp_old", logp_old)
     if len(old) != len(new):
-        raise ValueError(
-            f"logp_old_list must have one entry per response ({len(new)}), got {len(old)}"
-        )
+        raise ValueError(f"logp_old must have one entry per response ({len(new)}), got {len(old)}")
+    adv = advantages
     if not isinstance(adv, Tensor):
         adv = torch.tensor(
-            [require_float("adv", a) for a in require_sequence("adv", adv)],
+            [require_float("advantages", a) for a in require_sequence("advantages", adv)],
             dtype=torch.get_default_dtype(),
         )
-    adv = require_tensor("adv", adv, dtype="float")
+    adv = require_tensor("advantages", adv, dtype="float")
     if adv.shape != (len(new),):
         raise ValueError(
-            f"adv must hold one advantage per response, shape ({len(new)},), got {tuple(adv.shape)}"
+            f"advantages must hold one advantage per response, shape ({len(new)},), "
+            f"got {tuple(adv.shape)}"
         )
     for i, (n, o) in enumerate(zip(new, old, strict=True)):
-        require_tensor(f"logp_new_list[{i}]", n, dtype="float")
-        require_tensor(f"logp_old_list[{i}]", o, dtype="float")
+        require_tensor(f"logp_new[{i}]", n, dtype="float")
+        require_tensor(f"logp_old[{i}]", o, dtype="float")
         if n.dim() != 1:
-            raise ValueError(f"logp_new_list[{i}] must be 1-D, got shape {tuple(n.shape)}")
+            raise ValueError(f"logp_new[{i}] must be 1-D, got shape {tuple(n.shape)}")
         if o.shape != n.shape:
             raise ValueError(
-                f"logp_old_list[{i}] must match logp_new_list[{i}] length {n.shape[0]}, "
+                f"logp_old[{i}] must match logp_new[{i}] length {n.shape[0]}, "
                 f"got shape {tuple(o.shape)}"
             )
     return new, old, adv
 
 
 def dapo_surrogate(
-    logp_new_list: Sequence[Tensor],
-    logp_old_list: Sequence[Tensor],
-    adv: Tensor | Sequence[float],
+    logp_new: Tensor | Sequence[Tensor],
+    logp_old: Tensor | Sequence[Tensor],
+    advantages: Tensor | Sequence[float],
+    mask: Tensor | None = None,
+    *,
     clip_low: float = 0.2,
     clip_high: float = 0.28,
 ) -> Tensor:
-    """DAPO's token-level loss over a ragged group (the quantity to *minimise*).
+    """DAPO's token-level loss over a group (the quantity to *minimise*).
 
     ``loss = -(1 / sum_i |o_i|) * sum_i sum_t term_it``: every token of the group carries the same
-    weight, so a response's total say is proportional to its length.
+    weight, so a response's total say is proportional to its length. The signature is the one
+    all five objectives share (``grpo.grpo_surrogate``'s).
 
     Args:
-        logp_new_list: G 1-D tensors, the current log-probs of each response's tokens.
-        logp_old_list: G 1-D tensors of the same lengths, the sampling policy's log-probs.
-        adv: ``(G,)`` per-response advantages (broadcast over each response's tokens).
+        logp_new: the current log-probs of each response's tokens: a ``(G, T)`` tensor (with
+            ``mask`` for ragged responses), or a list of G 1-D tensors of any lengths.
+        logp_old: the sampling policy's log-probs, the same structure.
+        advantages: ``(G,)`` per-response advantages (broadcast over each response's tokens),
+            or ``(G, T)`` per-token ones with a ``(G, T)`` tensor.
+        mask: optional ``(G, T)`` bool, True on real tokens (with ``(G, T)`` tensors).
         clip_low, clip_high: the decoupled clip range (see ``clipped_objective_terms``).
 
     Returns:
         A scalar loss tensor.
     """
-    new, old, adv = _check_ragged(logp_new_list, logp_old_list, adv)
+    if isinstance(logp_new, Tensor) and isinstance(logp_old, Tensor) and logp_new.dim() == 2:
+        new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
+        adv = require_advantages("advantages", advantages, new.shape, broadcast=False)
+        low, high = _check_clip(clip_low, clip_high)
+        if m is None:
+            return -_terms(new, old, adv, low, high).sum() / new.numel()
+        # Zero the padding first so nothing stored there can reach the value or the gradient.
+        zero = torch.zeros((), dtype=new.dtype)
+        new, old = torch.where(m, new, zero), torch.where(m, old, zero)
+        return -(_terms(new, old, adv, low, high) * m).sum() / m.sum()
+    if mask is not None:
+        raise TypeError("mask must be None when logp_new is a list (the list gives the lengths)")
+    new, old, adv = _check_ragged(logp_new, logp_old, advantages)  # type: ignore[arg-type]
     low, high = _check_clip(clip_low, clip_high)
     terms = [_terms(n, o, a, low, high) for n, o, a in zip(new, old, adv, strict=True)]
     total_tokens = sum(t.numel() for t in terms)
@@ -209,18 +228,19 @@ def dapo_surrogate(
 
 
 def sample_mean_loss(
-    logp_new_list: Sequence[Tensor],
-    logp_old_list: Sequence[Tensor],
-    adv: Tensor | Sequence[float],
+    logp_new: Sequence[Tensor],
+    logp_old: Sequence[Tensor],
+    advantages: Tensor | Sequence[float],
+    *,
     clip_low: float = 0.2,
     clip_high: float = 0.28,
 ) -> Tensor:
     """GRPO's sample-level normalisation, for contrast: ``-(1/G) sum_i (1/|o_i|) sum_t term_it``.
 
     Each response's token-mean counts ``1/G`` however long the response is. Same arguments as
-    ``dapo_surrogate``; equal to it exactly when all responses share one length.
+    ``dapo_surrogate``'s ragged form; equal to it exactly when all responses share one length.
     """
-    new, old, adv = _check_ragged(logp_new_list, logp_old_list, adv)
+    new, old, adv = _check_ragged(logp_new, logp_old, advantages)
     low, high = _check_clip(clip_low, clip_high)
     means = [_terms(n, o, a, low, high).mean() for n, o, a in zip(new, old, adv, strict=True)]
     return -torch.stack(means).mean()

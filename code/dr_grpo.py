@@ -1,18 +1,15 @@
-"""GRPO's two 2025 repairs side by side: Dr. GRPO (the advantage) and GSPO (the ratio).
+"""Dr. GRPO (Liu et al., 2025): GRPO's advantage and length normaliser, repaired.
 
 Written out per token, GRPO's per-response objective is
 
     (1/|o_i|) sum_t min(rho_it A_i, clip(rho_it, 1 - eps, 1 + eps) A_i),
     A_i = (r_i - mean(r)) / std(r).
 
-* Dr. GRPO (Liu et al., 2025) removes two normalisers. ``/ std(r)`` gives questions the model
-  has nearly solved (or has no hope on) an outsized weight, ``1 / sqrt(p (1 - p))`` for a 0/1
-  reward; ``1 / |o_i|`` lets a long wrong answer spread its penalty thin, so wrong answers
-  drift longer. Dr. GRPO uses ``A_i = r_i - mean(r)`` and a constant token normaliser.
-* GSPO (Zheng et al., 2025) replaces the per-token ``rho_it`` by one length-normalised ratio
-  per response. Its canonical implementation lives in ``gspo.py`` (on ``(G, T)`` tensors with
-  a mask); the functions here accept the natural ragged form, a list of 1-D per-response
-  log-prob tensors, pad it, and delegate to ``gspo``.
+Dr. GRPO removes two normalisers. ``/ std(r)`` gives questions the model has nearly solved (or
+has no hope on) an outsized weight, ``1 / sqrt(p (1 - p))`` for a 0/1 reward; ``1 / |o_i|``
+lets a long wrong answer spread its penalty thin, so wrong answers drift longer. Dr. GRPO uses
+``A_i = r_i - mean(r)`` and a constant token normaliser. (GSPO, the other 2025 repair of GRPO,
+changes the ratio instead; it lives in ``gspo.py``.)
 """
 
 from __future__ import annotations
@@ -25,7 +22,6 @@ from torch import Tensor
 
 from checks import (
     require_advantages,
-    require_arg_name,
     require_choice,
     require_float,
     require_int,
@@ -34,18 +30,13 @@ from checks import (
     require_prob,
     require_seed,
     require_sequence,
-    require_tensor,
 )
 from grpo import (
     center_rewards,
     clipped_surrogate_terms,
     group_relative_advantages,
     grpo_surrogate,
-    token_ratios,
 )
-from gspo import GSPO_CLIP_HIGH, GSPO_CLIP_LOW
-from gspo import gspo_surrogate as _gspo_surrogate
-from gspo import sequence_importance_ratio as _gspo_sequence_ratio
 
 # Size caps for the toy simulations (their plots use a few thousand tokens at most).
 MAX_TOKENS = 100_000
@@ -55,16 +46,12 @@ MAX_POINTS = 100_000
 
 __all__ = [
     "centered_advantages",
+    "demonstrate_length_bias",
     "difficulty_weight",
     "difficulty_weight_curve",
     "dr_grpo_surrogate",
-    "gspo_surrogate",
-    "length_bias_demo",
     "length_drift_simulation",
-    "pad_ragged",
     "per_token_push",
-    "sequence_importance_ratio",
-    "token_ratios",
 ]
 
 
@@ -125,8 +112,9 @@ def dr_grpo_surrogate(
     logp_new: Tensor,
     logp_old: Tensor,
     advantages: Tensor,
-    clip_eps: float = 0.2,
     mask: Tensor | None = None,
+    *,
+    clip_eps: float = 0.2,
     max_len: int | None = None,
 ) -> Tensor:
     """Dr. GRPO's loss: sum each response's token terms, divide by a *constant*, not ``|o_i|``.
@@ -140,8 +128,8 @@ def dr_grpo_surrogate(
         logp_new: ``(G, T)`` per-token log-probs (differentiable).
         logp_old: ``(G, T)`` per-token log-probs of the sampler.
         advantages: ``(G,)`` or broadcastable to ``(G, T)``.
-        clip_eps: trust-region width in (0, 1).
         mask: optional ``(G, T)`` bool, True on real tokens.
+        clip_eps: trust-region width in (0, 1).
         max_len: the constant normaliser (>= the longest response); defaults to ``T``.
     """
     new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask, ndim=2)
@@ -234,7 +222,7 @@ def per_token_push(
     ]
 
 
-def length_bias_demo(
+def demonstrate_length_bias(
     lengths: Sequence[int] = (10, 50, 100, 500, 1000),
     advantage: float = 1.0,
     max_len: int | None = None,
@@ -374,97 +362,3 @@ def length_drift_simulation(
         with torch.no_grad():
             theta -= lr * grad
     return records
-
-
-# --------------------------------------------------------------------------------------------
-# GSPO on ragged responses (delegates to gspo.py)
-# --------------------------------------------------------------------------------------------
-
-
-def pad_ragged(seqs: Sequence[Tensor], name: str = "seqs") -> tuple[Tensor, Tensor]:
-    """Stack 1-D per-response tensors into ``(G, T_max)`` plus a bool mask of real tokens.
-
-    Args:
-        seqs: a non-empty list/tuple of non-empty 1-D floating tensors.
-        name: the argument name used in error messages.
-    """
-    name = require_arg_name("name", name)
-    if isinstance(seqs, torch.Tensor):
-        raise TypeError(f"{name} must be a list of 1-D tensors, got a Tensor")
-    seqs = require_sequence(name, seqs, min_len=1)
-    for i, x in enumerate(seqs):
-        require_tensor(f"{name}[{i}]", x, ndim=1, dtype="float", finite=False)
-    padded = torch.nn.utils.rnn.pad_sequence(list(seqs), batch_first=True)
-    lengths = torch.tensor([len(x) for x in seqs])
-    mask = torch.arange(padded.shape[1]) < lengths.unsqueeze(1)
-    return padded, mask
-
-
-def _ragged_pair(logp_new: object, logp_old: object) -> tuple[Tensor, Tensor, Tensor]:
-    new, mask = pad_ragged(logp_new, "logp_new")  # type: ignore[arg-type]
-    old, mask_old = pad_ragged(logp_old, "logp_old")  # type: ignore[arg-type]
-    if mask_old.shape != mask.shape or not torch.equal(mask_old, mask):
-        raise ValueError("logp_old must hold responses of the same lengths as logp_new")
-    return new, old, mask
-
-
-def sequence_importance_ratio(
-    logp_new: Tensor | Sequence[Tensor], logp_old: Tensor | Sequence[Tensor]
-) -> Tensor:
-    """GSPO's ``s_i`` (geometric mean of token ratios) for one response or a ragged group.
-
-    Args:
-        logp_new: one response's ``(T,)`` log-probs, a ``(G, T)`` tensor, or a list of 1-D
-            tensors of possibly different lengths.
-        logp_old: the same structure under the sampling policy.
-
-    Returns:
-        A 0-dim tensor for one ``(T,)`` response, else ``(G,)``. Computed by
-        ``gspo.sequence_importance_ratio``.
-    """
-    if isinstance(logp_new, torch.Tensor) and isinstance(logp_old, torch.Tensor):
-        if logp_new.dim() == 1:
-            if logp_old.shape != logp_new.shape:
-                raise ValueError(
-                    f"logp_old must have the shape of logp_new {tuple(logp_new.shape)}, "
-                    f"got {tuple(logp_old.shape)}"
-                )
-            return _gspo_sequence_ratio(logp_new.unsqueeze(0), logp_old.unsqueeze(0))[0]
-        return _gspo_sequence_ratio(logp_new, logp_old)
-    new, old, mask = _ragged_pair(logp_new, logp_old)
-    return _gspo_sequence_ratio(new, old, mask)
-
-
-def gspo_surrogate(
-    logp_new: Sequence[Tensor],
-    logp_old: Sequence[Tensor],
-    advantages: Tensor,
-    clip_eps: float | None = None,
-    clip_low: float = GSPO_CLIP_LOW,
-    clip_high: float = GSPO_CLIP_HIGH,
-) -> Tensor:
-    """GSPO's loss for a ragged group of responses (lists of 1-D per-token log-probs).
-
-    Pads the lists, takes ``s_i`` with ``gspo.sequence_importance_ratio`` and the loss with
-    ``gspo.gspo_surrogate``. ``clip_eps``, when given, sets a symmetric clip
-    (``clip_low = clip_high = clip_eps``); otherwise the paper's 3e-4 / 4e-4 are used.
-
-    Args:
-        logp_new: list of ``G`` 1-D log-prob tensors under the current policy.
-        logp_old: list of ``G`` 1-D log-prob tensors under the sampler, same lengths.
-        advantages: ``(G,)`` one advantage per response.
-        clip_eps: optional symmetric clip width in (0, 1).
-        clip_low: lower clip width in (0, 1) (ignored when ``clip_eps`` is given).
-        clip_high: upper clip width in (0, 1) (ignored when ``clip_eps`` is given).
-    """
-    if clip_eps is not None:
-        clip_low = clip_high = require_open_unit("clip_eps", clip_eps)
-    new, old, mask = _ragged_pair(logp_new, logp_old)
-    s = _gspo_sequence_ratio(new, old, mask)
-    adv = require_tensor("advantages", advantages, dtype="float")
-    if adv.shape != s.shape:
-        raise ValueError(
-            f"advantages must have shape {tuple(s.shape)} (one per response), "
-            f"got {tuple(adv.shape)}"
-        )
-    return _gspo_surrogate(s, adv, clip_low, clip_high)

@@ -17,18 +17,19 @@ The toy at the bottom (``ToyReasoningPolicy``) makes every "answer" a single tok
 categorical over ``K`` candidates, so one GRPO step can be followed by hand. Every random draw
 goes through the policy's own ``torch.Generator``; nothing here touches the global RNG.
 
-``grpo_variants``, ``gspo``, ``dapo`` and ``cispo`` import the pieces they share from here.
+``dr_grpo``, ``gspo``, ``dapo`` and ``cispo`` import the pieces they share from here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor
 
 from checks import (
     require_advantages,
+    require_arg_name,
     require_callable,
     require_finite_where,
     require_float,
@@ -59,6 +60,7 @@ __all__ = [
     "grpo_step",
     "grpo_surrogate",
     "kl_divergence",
+    "pad_ragged",
     "sequence_mean",
     "shaped_reward",
     "token_ratios",
@@ -228,16 +230,43 @@ def _sequence_mean(v: Tensor, m: Tensor | None) -> Tensor:
     return (v * w).sum(dim=-1) / w.sum(dim=-1)
 
 
+def pad_ragged(seqs: Sequence[Tensor], name: str = "seqs") -> tuple[Tensor, Tensor]:
+    """Stack 1-D per-response tensors into ``(G, T_max)`` plus a bool mask of real tokens.
+
+    The losses take ``(G, T)`` tensors and a mask; this turns the natural ragged form (a list of
+    responses of different lengths) into that. Padding positions hold 0.
+
+    Args:
+        seqs: a non-empty list/tuple of non-empty 1-D floating tensors.
+        name: the argument name used in error messages.
+    """
+    name = require_arg_name("name", name)
+    if isinstance(seqs, torch.Tensor):
+        raise TypeError(f"{name} must be a list of 1-D tensors, got a Tensor")
+    seqs = require_sequence(name, seqs, min_len=1)
+    for i, x in enumerate(seqs):
+        require_tensor(f"{name}[{i}]", x, ndim=1, dtype="float", finite=False)
+    padded = torch.nn.utils.rnn.pad_sequence(list(seqs), batch_first=True)
+    lengths = torch.tensor([len(x) for x in seqs])
+    mask = torch.arange(padded.shape[1]) < lengths.unsqueeze(1)
+    return padded, mask
+
+
 def grpo_surrogate(
     logp_new: Tensor,
     logp_old: Tensor,
     advantages: Tensor,
+    mask: Tensor | None = None,
+    *,
     clip_eps: float = 0.2,
     logp_ref: Tensor | None = None,
     beta: float = 0.0,
-    mask: Tensor | None = None,
 ) -> Tensor:
     """The GRPO loss (``-J_GRPO``) that ``loss.backward()`` differentiates.
+
+    Its signature is the one all five objectives share (``dr_grpo``, ``dapo``, ``gspo``,
+    ``cispo``): the log-prob pair, the advantages, an optional bool mask, then the objective's
+    own hyper-parameters by keyword.
 
         loss = -mean[ min(rho A, clip(rho, 1 - eps, 1 + eps) A) ] + beta * mean[ k3 ]
 
@@ -249,11 +278,11 @@ def grpo_surrogate(
         logp_old: same shape, from the policy that sampled the group (treated as constant).
         advantages: ``(G,)`` (shared by every token of a response) or anything broadcastable
             to the log-prob shape, e.g. ``(G, T)`` per-token advantages.
+        mask: optional ``(G, T)`` bool for ragged responses (True on real tokens). With it the
+            average is exactly ``(1/G) sum_i (1/|o_i|) sum_{valid t}``; padding is ignored.
         clip_eps: trust-region width, in (0, 1).
         logp_ref: optional log-probs under the frozen reference policy, same shape.
         beta: weight of the KL leash (>= 0); needs ``logp_ref`` when positive.
-        mask: optional ``(G, T)`` bool for ragged responses (True on real tokens). With it the
-            average is exactly ``(1/G) sum_i (1/|o_i|) sum_{valid t}``; padding is ignored.
 
     Returns:
         A scalar loss tensor.

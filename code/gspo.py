@@ -47,6 +47,7 @@ from grpo import (
     clipped_surrogate_terms,
     group_relative_advantages,
     grpo_surrogate,
+    pad_ragged,
     sequence_mean,
     token_ratios,
 )
@@ -69,12 +70,13 @@ __all__ = [
     "demonstrate_token_grpo",
     "grpo_token_step",
     "gspo_step",
+    "gspo_ratio_loss",
     "gspo_surrogate",
     "gspo_token_surrogate",
-    "length_variance_demo",
+    "demonstrate_length_variance",
     "log_ratio_variances",
     "per_token_vs_sequence_weights",
-    "routing_flip_demo",
+    "demonstrate_routing_flip",
     "routing_flip_log_ratios",
     "sequence_importance_ratio",
     "sequence_reward",
@@ -92,7 +94,9 @@ GSPO_CLIP_HIGH = 4e-4
 
 
 def sequence_importance_ratio(
-    logp_new: Tensor, logp_old: Tensor, mask: Tensor | None = None
+    logp_new: Tensor | Sequence[Tensor],
+    logp_old: Tensor | Sequence[Tensor],
+    mask: Tensor | None = None,
 ) -> Tensor:
     """GSPO's length-normalised sequence ratio ``s_i``: ``(G, T) -> (G,)``.
 
@@ -101,16 +105,48 @@ def sequence_importance_ratio(
     which is the geometric mean of the per-token ratios (``prod_t rho_it ** (1/|y_i|)``).
 
     Args:
-        logp_new: ``(G, T)`` per-token log-probs under the current policy (differentiable).
-        logp_old: ``(G, T)`` per-token log-probs under the sampling policy.
-        mask: optional ``(G, T)`` bool, True on real tokens, for responses of unequal length.
-            Padding positions may hold any value (even NaN/inf); they are never read.
+        logp_new: ``(G, T)`` per-token log-probs under the current policy (differentiable);
+            also one response's ``(T,)`` log-probs, or a list of 1-D tensors of possibly
+            different lengths (padded with ``grpo.pad_ragged``).
+        logp_old: the same structure under the sampling policy.
+        mask: optional ``(G, T)`` bool, True on real tokens, for responses of unequal length
+            (only with ``(G, T)`` tensors: a list carries its own lengths). Padding positions
+            may hold any value (even NaN/inf); they are never read.
+
+    Returns:
+        ``(G,)``, or a 0-dim tensor for one ``(T,)`` response.
 
     Raises:
-        ValueError: log-probs not 2-D, shapes that differ, NaN at a valid position, or a mask
-            row with no valid token.
+        ValueError: shapes that differ, NaN at a valid position, or a mask row with no valid
+            token.
     """
-    new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask, ndim=2)
+    if isinstance(logp_new, torch.Tensor) and logp_new.dim() == 1 and mask is None:
+        if not isinstance(logp_old, torch.Tensor) or logp_old.shape != logp_new.shape:
+            shape = tuple(logp_old.shape) if isinstance(logp_old, torch.Tensor) else logp_old
+            raise ValueError(
+                f"logp_old must have the shape of logp_new {tuple(logp_new.shape)}, got {shape}"
+            )
+        return _sequence_ratio(*_as_batch(logp_new.unsqueeze(0), logp_old.unsqueeze(0), None))[0]
+    return _sequence_ratio(*_as_batch(logp_new, logp_old, mask))
+
+
+def _as_batch(
+    logp_new: object, logp_old: object, mask: object
+) -> tuple[Tensor, Tensor, Tensor | None]:
+    """Check a log-prob pair, ``(G, T)`` tensors or ragged lists, into ``(G, T)`` plus a mask."""
+    if isinstance(logp_new, torch.Tensor) or isinstance(logp_old, torch.Tensor):
+        return require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask, ndim=2)
+    if mask is not None:
+        raise TypeError("mask must be None when logp_new is a list (the list gives the lengths)")
+    new, m = pad_ragged(logp_new, "logp_new")  # type: ignore[arg-type]
+    old, m_old = pad_ragged(logp_old, "logp_old")  # type: ignore[arg-type]
+    if m_old.shape != m.shape or not torch.equal(m_old, m):
+        raise ValueError("logp_old must hold responses of the same lengths as logp_new")
+    return require_logp_pair("logp_new", new, "logp_old", old, mask=m, ndim=2)
+
+
+def _sequence_ratio(new: Tensor, old: Tensor, m: Tensor | None) -> Tensor:
+    """``s_i`` on a checked ``(G, T)`` pair: padding zeroed first, then the masked mean."""
     if m is not None:
         zero = torch.zeros((), dtype=new.dtype)
         new, old = torch.where(m, new, zero), torch.where(m, old, zero)
@@ -123,16 +159,25 @@ def _group_vector(name: str, x: object) -> Tensor:
 
 
 def gspo_surrogate(
-    s: Tensor,
+    logp_new: Tensor | Sequence[Tensor],
+    logp_old: Tensor | Sequence[Tensor],
     advantages: Tensor,
+    mask: Tensor | None = None,
+    *,
     clip_low: float = GSPO_CLIP_LOW,
     clip_high: float = GSPO_CLIP_HIGH,
 ) -> Tensor:
     """The GSPO loss ``-(1/G) sum_i min(s_i A_i, clip(s_i, 1 - clip_low, 1 + clip_high) A_i)``.
 
+    ``s_i`` is ``sequence_importance_ratio(logp_new, logp_old, mask)``; the signature is the one
+    all five objectives share (``grpo.grpo_surrogate``'s).
+
     Args:
-        s: ``(G,)`` sequence ratios from ``sequence_importance_ratio`` (carry the gradient).
+        logp_new: ``(G, T)`` per-token log-probs under the current policy (differentiable), or
+            a list of ``G`` 1-D tensors of possibly different lengths.
+        logp_old: the same structure under the sampling policy.
         advantages: ``(G,)`` one advantage per response.
+        mask: optional ``(G, T)`` bool, True on real tokens (with ``(G, T)`` tensors).
         clip_low: lower clip width in (0, 1); the paper's 3e-4 by default.
         clip_high: upper clip width in (0, 1); the paper's 4e-4 by default.
 
@@ -140,11 +185,30 @@ def gspo_surrogate(
         A scalar loss. With one-token responses ``s_i`` is the token ratio and this equals
         ``grpo.grpo_surrogate`` at the same clip width.
     """
+    s = _sequence_ratio(*_as_batch(logp_new, logp_old, mask))
+    return gspo_ratio_loss(s, advantages, clip_low=clip_low, clip_high=clip_high)
+
+
+def gspo_ratio_loss(
+    s: Tensor,
+    advantages: Tensor,
+    clip_low: float = GSPO_CLIP_LOW,
+    clip_high: float = GSPO_CLIP_HIGH,
+) -> Tensor:
+    """``gspo_surrogate`` given the sequence ratios ``s`` themselves (e.g. to count clips).
+
+    Args:
+        s: ``(G,)`` sequence ratios from ``sequence_importance_ratio`` (carry the gradient).
+        advantages: ``(G,)`` one advantage per response.
+        clip_low: lower clip width in (0, 1); the paper's 3e-4 by default.
+        clip_high: upper clip width in (0, 1); the paper's 4e-4 by default.
+    """
     s = _group_vector("s", s)
     adv = _group_vector("advantages", advantages)
     if adv.shape != s.shape:
         raise ValueError(
-            f"advantages must have the shape of s {tuple(s.shape)}, got {tuple(adv.shape)}"
+            f"advantages must have the shape of s {tuple(s.shape)} (one per response), "
+            f"got {tuple(adv.shape)}"
         )
     if bool((s.detach() < 0).any()):
         raise ValueError("s must be non-negative (it is a ratio of probabilities)")
@@ -311,7 +375,7 @@ def gspo_step(
 
     Sample a group, grade it with ``sequence_reward``, standardise into group-relative
     advantages, freeze ``logp_old``, then take ``inner_steps`` plain-SGD steps on
-    ``gspo_surrogate(sequence_importance_ratio(logp_new, logp_old), A)``. ``clip_eps``, when
+    ``gspo_ratio_loss(sequence_importance_ratio(logp_new, logp_old), A)``. ``clip_eps``, when
     given, sets a symmetric clip and overrides ``clip_low`` / ``clip_high``.
 
     About the clip defaults: the clip has to sit on the scale that ``s_i`` actually moves on.
@@ -351,7 +415,7 @@ def gspo_step(
         s = sequence_importance_ratio(policy.log_probs_per_token(seqs), logp_old)
         sd = s.detach()
         clipped += int((((sd > 1 + high) & (adv > 0)) | ((sd < 1 - low) & (adv < 0))).sum())
-        loss = gspo_surrogate(s, adv, low, high)
+        loss = gspo_ratio_loss(s, adv, low, high)
         (grad,) = torch.autograd.grad(loss, policy.logits)
         with torch.no_grad():
             policy.logits -= lr * grad
@@ -532,7 +596,7 @@ def log_ratio_variances(v: float, length: int) -> dict[str, float]:
     return {"token": v, "product": length * v, "seq": v / length}
 
 
-def length_variance_demo(
+def demonstrate_length_variance(
     lengths: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128),
     v: float = 0.04,
     num_samples: int = 4000,
@@ -595,7 +659,7 @@ def _token_and_sequence_ratios(log_ratio: Tensor) -> tuple[Tensor, Tensor]:
     return token_ratios(new, old)[0], sequence_importance_ratio(new, old)[0]
 
 
-def routing_flip_demo(
+def demonstrate_routing_flip(
     seq_len: int = 256,
     num_flipped: int = 16,
     jump: float = 2.0,
@@ -653,10 +717,10 @@ def routing_flip_log_ratios(
     noise: float = 0.02,
     seed: int = 0,
 ) -> tuple[Tensor, Tensor]:
-    """The per-token log-ratios of ``routing_flip_demo``'s response with ``num_flipped`` flips.
+    """The per-token log-ratios of ``demonstrate_routing_flip``'s response, ``num_flipped`` flips.
 
-    Same seeded draws as ``routing_flip_demo`` (the noise ``N(0, noise^2)``, then the order in
-    which tokens flip), so ``exp(mean)`` of the result is that demo's ``seq_ratio`` at
+    Same seeded draws as ``demonstrate_routing_flip`` (the noise ``N(0, noise^2)``, then the
+    order in which tokens flip), so ``exp(mean)`` of the result is that demo's ``seq_ratio`` at
     ``k = num_flipped``. Use it to feed the response to an objective and read the gradients.
 
     Returns:

@@ -8,13 +8,14 @@ Each step of RL with verifiable rewards (the R1 recipe, at laptop scale):
 3. turn rewards into advantages *within each group* (no critic);
 4. take a few gradient steps on the chosen objective, with a k3 KL leash to the starting model.
 
-The objective switch uses the book's own loss functions, not copies:
+The objective switch is a lookup table (``LOSSES``) over the book's own loss functions, which
+share one signature, ``loss(logp_new, logp_old, advantages, mask, **hyper_parameters)``:
 
 | objective | advantage                          | loss                                         |
 |-----------|------------------------------------|----------------------------------------------|
 | grpo      | (r - mean) / std                   | grpo.grpo_surrogate (per-response mean)      |
-| dr_grpo   | r - mean                           | grpo_variants.dr_grpo_surrogate (constant)   |
-| dapo      | (r - mean) / std, dynamic sampling | dapo.clipped_objective_terms, token-level    |
+| dr_grpo   | r - mean                           | dr_grpo.dr_grpo_surrogate (constant)         |
+| dapo      | (r - mean) / std, dynamic sampling | dapo.dapo_surrogate (token-level mean)       |
 | gspo      | (r - mean) / std                   | gspo.gspo_surrogate on the sequence ratio    |
 | cispo     | (r - mean) / std                   | cispo.cispo_surrogate (clipped IS weight)    |
 """
@@ -25,7 +26,9 @@ import copy
 import math
 import random
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
@@ -44,13 +47,13 @@ from checks import (
     require_tensor,
 )
 from cispo import cispo_surrogate
-from dapo import clipped_objective_terms
+from dapo import dapo_surrogate
+from dr_grpo import centered_advantages, dr_grpo_surrogate
 from grpo import group_relative_advantages, grpo_surrogate, kl_divergence
-from grpo_variants import centered_advantages, dr_grpo_surrogate
 from gspo import gspo_surrogate, sequence_importance_ratio
+from objectives import OBJECTIVES
 from tiny_gpt import Samples, TinyGPT, completion_logprobs, sample
 
-OBJECTIVES = ("grpo", "dr_grpo", "dapo", "gspo", "cispo")
 MAX_PER_STEP = 1_000_000  # chains sampled in one step, and other per-step counts
 MAX_STEPS = 10_000_000
 
@@ -147,9 +150,51 @@ def advantages_for(rewards: Tensor, objective: str) -> Tensor:
     """Group-relative advantages for a (B, G) reward table, flattened to (B * G,)."""
     objective = require_choice("objective", objective, OBJECTIVES)
     require_tensor("rewards", rewards, ndim=2)
-    if objective == "dr_grpo":
-        return centered_advantages(rewards).reshape(-1)
-    return group_relative_advantages(rewards).reshape(-1)
+    return LOSSES[objective].advantages(rewards).reshape(-1)
+
+
+class Objective(NamedTuple):
+    """One row of the objective switch: the advantage, the loss, what it reads from the config."""
+
+    advantages: Callable[[Tensor], Tensor]  # (B, G) rewards -> (B, G) advantages
+    loss: Callable[..., Tensor]  # loss(logp_new, logp_old, advantages, mask, **hyper(cfg))
+    hyper: Callable[[RLConfig], dict[str, float | int]]  # the loss's keyword hyper-parameters
+    clip: Callable[[RLConfig], tuple[float, float]]  # (eps_low, eps_high) of its trust region
+
+
+#: The objective switch, as TRL's loss switch: one vocabulary, one row per objective.
+LOSSES: dict[str, Objective] = {
+    "grpo": Objective(
+        group_relative_advantages,
+        grpo_surrogate,
+        lambda c: {"clip_eps": c.clip_eps},
+        lambda c: (c.clip_eps, c.clip_eps),
+    ),
+    "dr_grpo": Objective(
+        centered_advantages,
+        dr_grpo_surrogate,
+        lambda c: {"clip_eps": c.clip_eps, "max_len": c.dr_grpo_max_len},
+        lambda c: (c.clip_eps, c.clip_eps),
+    ),
+    "dapo": Objective(  # token-level: every token of the batch weighs the same
+        group_relative_advantages,
+        dapo_surrogate,
+        lambda c: {"clip_low": c.clip_eps, "clip_high": c.clip_high},
+        lambda c: (c.clip_eps, c.clip_high),
+    ),
+    "gspo": Objective(
+        group_relative_advantages,
+        gspo_surrogate,
+        lambda c: {"clip_low": c.gspo_clip[0], "clip_high": c.gspo_clip[1]},
+        lambda c: c.gspo_clip,
+    ),
+    "cispo": Objective(
+        group_relative_advantages,
+        cispo_surrogate,
+        lambda c: {"eps_high": c.cispo_eps_high},
+        lambda c: (math.inf, c.cispo_eps_high),  # no lower truncation by default
+    ),
+}
 
 
 def policy_loss(
@@ -164,23 +209,8 @@ def policy_loss(
     if not isinstance(cfg, RLConfig):
         raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
     require_tensor("mask", mask, ndim=2, dtype="bool")
-    if objective == "grpo":
-        return grpo_surrogate(logp_new, logp_old, adv, clip_eps=cfg.clip_eps, mask=mask)
-    if objective == "dr_grpo":
-        return dr_grpo_surrogate(
-            logp_new, logp_old, adv, clip_eps=cfg.clip_eps, mask=mask, max_len=cfg.dr_grpo_max_len
-        )
-    if objective == "dapo":  # token-level: every token of the batch weighs the same
-        terms = clipped_objective_terms(logp_new, logp_old, adv, cfg.clip_eps, cfg.clip_high)
-        return -(terms * mask).sum() / mask.sum()
-    if objective == "gspo":
-        s = sequence_importance_ratio(logp_new, logp_old, mask)
-        return gspo_surrogate(s, adv, cfg.gspo_clip[0], cfg.gspo_clip[1])
-    if objective == "cispo":
-        return cispo_surrogate(
-            logp_new, logp_old, adv, eps_high=cfg.cispo_eps_high, mask=mask.float()
-        )
-    raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    row = LOSSES[objective]
+    return row.loss(logp_new, logp_old, adv, mask, **row.hyper(cfg))
 
 
 def clip_fractions(
@@ -212,17 +242,11 @@ def clip_fractions(
             f"adv must hold one advantage per chain ({logp_new.shape[0]}), got {adv.shape[0]}"
         )
     with torch.no_grad():
+        low, high = LOSSES[objective].clip(cfg)
         if objective == "gspo":
-            low, high = cfg.gspo_clip
             ratio = sequence_importance_ratio(logp_new, logp_old, mask)
             units = torch.ones_like(ratio, dtype=torch.bool)  # every chain counts once
         else:
-            low, high = {
-                "grpo": (cfg.clip_eps, cfg.clip_eps),
-                "dr_grpo": (cfg.clip_eps, cfg.clip_eps),
-                "dapo": (cfg.clip_eps, cfg.clip_high),
-                "cispo": (math.inf, cfg.cispo_eps_high),  # no lower truncation by default
-            }[objective]
             ratio = torch.exp(logp_new - logp_old)
             adv = adv.reshape(-1, 1).expand_as(ratio)
             units = mask

@@ -19,9 +19,9 @@ import torch
 
 import arithmetic_task
 import dapo
+import dr_grpo
 import evaluation
 import grpo
-import grpo_variants
 import gspo
 import prm
 import reasoning
@@ -170,10 +170,10 @@ HUGE = 10**9
         lambda: evaluation.cons_at_k_counts({"a": HUGE, "b": 3}, "a", 5),
         lambda: evaluation.cons_at_k(["a"] * 20_000, "a", 3),
         lambda: evaluation.pass_at_k(10**12, 5, 3),
-        lambda: grpo_variants.length_bias_demo(lengths=(HUGE,)),
-        lambda: grpo_variants.per_token_push([HUGE], [1.0]),
+        lambda: dr_grpo.demonstrate_length_bias(lengths=(HUGE,)),
+        lambda: dr_grpo.per_token_push([HUGE], [1.0]),
         lambda: dapo.demonstrate_token_level(lengths=(HUGE,), verbose=False),
-        lambda: gspo.length_variance_demo(lengths=(HUGE,)),
+        lambda: gspo.demonstrate_length_variance(lengths=(HUGE,)),
         lambda: prm.generate_candidate_pool(HUGE),
     ],
 )
@@ -240,8 +240,8 @@ def test_loader_refuses_a_truncated_bin_whose_size_and_hash_were_updated(checkpo
         lambda: TinyGPT(SMALL, seed=None),
         lambda: grpo.ToyReasoningPolicy(4, seed=None),
         lambda: gspo.ToySequencePolicy(4, 5, seed=None),
-        lambda: gspo.length_variance_demo(seed=None),
-        lambda: grpo_variants.length_drift_simulation(seed=None),
+        lambda: gspo.demonstrate_length_variance(seed=None),
+        lambda: dr_grpo.length_drift_simulation(seed=None),
         lambda: prm.generate_candidate_pool(5, seed=None),
         lambda: tree_of_thoughts.demo_puzzles(5, seed=None),
     ],
@@ -305,7 +305,7 @@ def test_padding_may_still_hold_anything():
     [
         (lambda: reasoning.vote_distribution(5), "answers"),
         (lambda: dapo.group_is_effective(5), "rewards"),
-        (lambda: dapo.dapo_surrogate(5, [], torch.zeros(1)), "logp_new_list"),
+        (lambda: dapo.dapo_surrogate(5, [], torch.zeros(1)), "logp_new"),
         (lambda: gspo.per_token_vs_sequence_weights(spikes=5), "spikes"),
         (lambda: tree_of_thoughts.solve_rate_sweep(None), "puzzles"),
         (

@@ -349,17 +349,17 @@ def test_bad_tensors() -> None:
 
 def test_bad_ragged_groups() -> None:
     a, b = torch.zeros(2), torch.zeros(3)
-    with pytest.raises(ValueError, match="logp_new_list"):
+    with pytest.raises(ValueError, match="logp_new"):
         dapo_surrogate([], [], torch.zeros(0))
-    with pytest.raises(ValueError, match="logp_old_list"):
+    with pytest.raises(ValueError, match="logp_old"):
         dapo_surrogate([a, b], [a], torch.zeros(2))
-    with pytest.raises(ValueError, match=r"logp_old_list\[1\]"):
+    with pytest.raises(ValueError, match=r"logp_old\[1\]"):
         sample_mean_loss([a, b], [a, a], torch.zeros(2))
     with pytest.raises(ValueError, match="adv"):
         dapo_surrogate([a, b], [a, b], torch.zeros(3))
-    with pytest.raises(ValueError, match=r"logp_new_list\[0\]"):
+    with pytest.raises(ValueError, match=r"logp_new\[0\]"):
         dapo_surrogate([torch.tensor([float("nan"), 0.0])], [a], torch.zeros(1))
-    with pytest.raises(ValueError, match=r"logp_new_list\[0\]"):
+    with pytest.raises(ValueError, match=r"logp_new\[0\]"):
         dapo_surrogate([torch.zeros(0)], [torch.zeros(0)], torch.zeros(1))
 
 

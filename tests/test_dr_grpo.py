@@ -1,4 +1,4 @@
-"""Tests for code/grpo_variants.py: Dr. GRPO and the ragged GSPO helpers."""
+"""Tests for code/dr_grpo.py: Dr. GRPO's advantage, its constant normaliser, the length demos."""
 
 from __future__ import annotations
 
@@ -7,24 +7,17 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-import gspo
-from grpo import group_relative_advantages, grpo_surrogate
-from grpo_variants import (
+from dr_grpo import (
     centered_advantages,
+    demonstrate_length_bias,
     difficulty_weight,
     difficulty_weight_curve,
     dr_grpo_surrogate,
-    gspo_surrogate,
-    length_bias_demo,
     length_drift_simulation,
-    pad_ragged,
     per_token_push,
-    sequence_importance_ratio,
-    token_ratios,
 )
+from grpo import group_relative_advantages
 
 # ------------------------------------------------------------------ Dr. GRPO
 
@@ -97,8 +90,8 @@ def test_dr_grpo_surrogate_uses_a_constant_normaliser():
         dr_grpo_surrogate(torch.zeros(3), torch.zeros(3), torch.ones(3))
 
 
-def test_length_bias_demo_shows_wrong_answers_are_cheaper_when_long():
-    recs = length_bias_demo(lengths=(10, 100, 1000))
+def test_demonstrate_length_bias_shows_wrong_answers_are_cheaper_when_long():
+    recs = demonstrate_length_bias(lengths=(10, 100, 1000))
     assert json.loads(json.dumps(recs)) == recs
     by_len = {r["length"]: r for r in recs}
     for n, r in by_len.items():
@@ -111,9 +104,9 @@ def test_length_bias_demo_shows_wrong_answers_are_cheaper_when_long():
     assert abs(by_len[1000]["grpo_incorrect"]) < abs(by_len[10]["grpo_incorrect"])
     assert by_len[1000]["dr_grpo_incorrect"] == by_len[10]["dr_grpo_incorrect"]
     with pytest.raises(ValueError, match="max_len"):
-        length_bias_demo(lengths=(10, 100), max_len=50)
+        demonstrate_length_bias(lengths=(10, 100), max_len=50)
     with pytest.raises(ValueError, match="lengths"):
-        length_bias_demo(lengths=())
+        demonstrate_length_bias(lengths=())
 
 
 def test_per_token_push_closed_form_on_a_ragged_group():
@@ -130,8 +123,8 @@ def test_per_token_push_closed_form_on_a_ragged_group():
     assert math.isclose(per_token_push([5, 20], [1.0, -1.0])[0]["dr_grpo"], 1 / 40)
 
 
-def test_length_bias_demo_is_per_token_push_on_equal_pairs():
-    for rec in length_bias_demo(lengths=(7, 70), max_len=100):
+def test_demonstrate_length_bias_is_per_token_push_on_equal_pairs():
+    for rec in demonstrate_length_bias(lengths=(7, 70), max_len=100):
         right, wrong = per_token_push([rec["length"]] * 2, [1.0, -1.0], max_len=100)
         assert rec["grpo_correct"] == right["grpo"]
         assert rec["dr_grpo_incorrect_total"] == wrong["dr_grpo_total"]
@@ -193,113 +186,3 @@ def test_length_drift_respects_the_cap():
 def test_length_drift_bad_input(kwargs, exc, word):
     with pytest.raises(exc, match=word):
         length_drift_simulation(**kwargs)
-
-
-# ------------------------------------------------------------------ GSPO helpers
-
-
-def test_seed_token_ratios_and_sequence_ratio():
-    logp_new = torch.tensor([-1.0, -1.2, -3.0, -0.9])
-    logp_old = torch.tensor([-1.0, -1.0, -1.0, -1.0])
-    rho = token_ratios(logp_new, logp_old)
-    assert [round(r, 3) for r in rho.tolist()] == [1.0, 0.819, 0.135, 1.105]
-    s = sequence_importance_ratio(logp_new, logp_old)
-    assert s.dim() == 0
-    assert torch.allclose(s, rho.prod() ** (1 / 4))
-    assert f"{float(s):.4f}" == "0.5916"
-    # the geometric mean stays far closer to 1 than the outlying token or the raw product
-    assert float(rho.prod()) < float(rho.min()) < float(s) < 1.0
-
-
-def test_seed_single_token_gspo_equals_grpo():
-    lpn = [torch.tensor([-0.9]), torch.tensor([-1.1])]
-    lpo = [torch.tensor([-1.0]), torch.tensor([-1.0])]
-    adv = torch.tensor([1.0, -1.0])
-    g = gspo_surrogate(lpn, lpo, adv, clip_eps=0.2)
-    r = grpo_surrogate(torch.tensor([-0.9, -1.1]), torch.tensor([-1.0, -1.0]), adv, clip_eps=0.2)
-    assert torch.allclose(g, r)
-    assert f"{float(g):.6f}" == f"{float(r):.6f}"
-
-
-def test_ragged_ratio_and_surrogate_delegate_to_gspo():
-    gen = torch.Generator().manual_seed(7)
-    lengths = [3, 1, 5]
-    new = [torch.randn(n, generator=gen) * 0.1 for n in lengths]
-    old = [torch.randn(n, generator=gen) * 0.1 for n in lengths]
-    s = sequence_importance_ratio(new, old)
-    each = torch.stack([torch.exp((a - b).mean()) for a, b in zip(new, old, strict=True)])
-    assert torch.allclose(s, each)
-    padded_new, mask = pad_ragged(new)
-    padded_old, _ = pad_ragged(old)
-    assert mask.sum(dim=1).tolist() == lengths
-    adv = torch.tensor([0.5, -1.0, 1.5])
-    expected = gspo.gspo_surrogate(
-        gspo.sequence_importance_ratio(padded_new, padded_old, mask), adv, 0.01, 0.02
-    )
-    got = gspo_surrogate(new, old, adv, clip_low=0.01, clip_high=0.02)
-    assert torch.allclose(got, expected)
-    # default clip is the paper's; a 2-D tensor is passed straight through
-    assert torch.allclose(
-        gspo_surrogate(new, old, adv),
-        gspo.gspo_surrogate(s, adv, gspo.GSPO_CLIP_LOW, gspo.GSPO_CLIP_HIGH),
-    )
-    two_d = torch.randn(2, 4, generator=gen)
-    assert torch.allclose(
-        sequence_importance_ratio(two_d, two_d * 0.5),
-        gspo.sequence_importance_ratio(two_d, two_d * 0.5),
-    )
-
-
-def test_ragged_gradient_flows_to_each_response():
-    new = [torch.tensor([-0.9, -1.0], requires_grad=True), torch.tensor([-1.2], requires_grad=True)]
-    old = [torch.tensor([-1.0, -1.0]), torch.tensor([-1.0])]
-    gspo_surrogate(new, old, torch.tensor([1.0, -1.0]), clip_eps=0.5).backward()
-    s0 = math.exp(0.05)
-    # d/d logp of -(1/G) s_i A_i = -(1/G) A_i s_i / |y_i|
-    assert torch.allclose(new[0].grad, torch.full((2,), -0.5 * s0 / 2))
-    assert torch.allclose(new[1].grad, torch.tensor([0.5 * math.exp(-0.2)]))
-
-
-@pytest.mark.parametrize(
-    "new, old, adv, exc, word",
-    [
-        ([torch.zeros(2)], [torch.zeros(3)], torch.ones(1), ValueError, "logp_old"),
-        ([], [], torch.ones(0), ValueError, "logp_new"),
-        ([torch.zeros(0)], [torch.zeros(0)], torch.ones(1), ValueError, "logp_new"),
-        ([torch.zeros(2)], [torch.zeros(2)], torch.ones(2), ValueError, "advantages"),
-        ([torch.tensor([float("nan")])], [torch.zeros(1)], torch.ones(1), ValueError, "logp_new"),
-        (torch.zeros(1), [torch.zeros(1)], torch.ones(1), TypeError, "logp_new"),
-        ([torch.zeros(1)], [torch.zeros(1)], torch.ones(1), ValueError, "clip_eps"),
-    ],
-)
-def test_ragged_bad_input(new, old, adv, exc, word):
-    clip = 1.5 if word == "clip_eps" else 0.2
-    with pytest.raises(exc, match=word):
-        gspo_surrogate(new, old, adv, clip_eps=clip)
-
-
-def test_sequence_ratio_single_response_shape_mismatch():
-    with pytest.raises(ValueError, match="logp_old"):
-        sequence_importance_ratio(torch.zeros(3), torch.zeros(4))
-
-
-@settings(max_examples=50, deadline=None)
-@given(
-    st.lists(
-        st.tuples(
-            st.floats(-5, 0, allow_nan=False),
-            st.floats(-5, 0, allow_nan=False),
-            st.floats(-3, 3, allow_nan=False),
-        ),
-        min_size=1,
-        max_size=8,
-    ),
-    st.floats(0.01, 0.99),
-)
-def test_property_gspo_equals_grpo_for_one_token(rows, clip):
-    new = torch.tensor([r[0] for r in rows], dtype=torch.float64)
-    old = torch.tensor([r[1] for r in rows], dtype=torch.float64)
-    adv = torch.tensor([r[2] for r in rows], dtype=torch.float64)
-    g = gspo_surrogate(list(new.unsqueeze(1)), list(old.unsqueeze(1)), adv, clip_eps=clip)
-    r = grpo_surrogate(new, old, adv, clip_eps=clip)
-    assert torch.allclose(g, r, rtol=1e-12, atol=1e-12)

@@ -196,11 +196,15 @@ def test_surrogate_mask_gives_per_response_mean_and_ignores_padding():
         pad["new"][i, :n], pad["old"][i, :n], pad["ref"][i, :n] = news[i], olds[i], refs[i]
 
     def masked(x):
-        return grpo_surrogate(x, pad["old"], adv, 0.2, pad["ref"], 0.1, mask=mask)
+        return grpo_surrogate(
+            x, pad["old"], adv, mask, clip_eps=0.2, logp_ref=pad["ref"], beta=0.1
+        )
 
     expected = torch.stack(
         [
-            grpo_surrogate(news[i], olds[i], adv[i].expand(n), 0.2, refs[i], 0.1)
+            grpo_surrogate(
+                news[i], olds[i], adv[i].expand(n), clip_eps=0.2, logp_ref=refs[i], beta=0.1
+            )
             for i, n in enumerate(lengths)
         ]
     ).mean()
@@ -210,7 +214,9 @@ def test_surrogate_mask_gives_per_response_mean_and_ignores_padding():
     assert bool((g[~mask] == 0).all())
     for i, n in enumerate(lengths):
         gi = grad_of(
-            lambda x, i=i, n=n: grpo_surrogate(x, olds[i], adv[i].expand(n), 0.2, refs[i], 0.1),
+            lambda x, i=i, n=n: grpo_surrogate(
+                x, olds[i], adv[i].expand(n), clip_eps=0.2, logp_ref=refs[i], beta=0.1
+            ),
             news[i],
         )
         assert torch.allclose(g[i, :n], gi / 3)

@@ -10,21 +10,29 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grpo import ToyReasoningPolicy, group_relative_advantages, grpo_surrogate, verifiable_reward
+from grpo import (
+    ToyReasoningPolicy,
+    group_relative_advantages,
+    grpo_surrogate,
+    pad_ragged,
+    token_ratios,
+    verifiable_reward,
+)
 from gspo import (
     GSPO_CLIP_HIGH,
     GSPO_CLIP_LOW,
     ToySequencePolicy,
     demonstrate_gspo,
+    demonstrate_length_variance,
+    demonstrate_routing_flip,
     demonstrate_token_grpo,
     grpo_token_step,
+    gspo_ratio_loss,
     gspo_step,
     gspo_surrogate,
     gspo_token_surrogate,
-    length_variance_demo,
     log_ratio_variances,
     per_token_vs_sequence_weights,
-    routing_flip_demo,
     routing_flip_log_ratios,
     sequence_importance_ratio,
     sequence_reward,
@@ -98,7 +106,7 @@ def test_seed_gspo_equals_grpo_on_one_token_answers():
 
     lp_a = policy.log_probs(answers)
     s1 = sequence_importance_ratio(lp_a.unsqueeze(1), lp_old.unsqueeze(1))
-    gspo_l = gspo_surrogate(s1, adv, clip_low=0.2, clip_high=0.2)
+    gspo_l = gspo_ratio_loss(s1, adv, clip_low=0.2, clip_high=0.2)
     (g_gspo,) = torch.autograd.grad(gspo_l, policy.logits)
     lp_b = policy.log_probs(answers)
     grpo_l = grpo_surrogate(lp_b, lp_old, adv, clip_eps=0.2)
@@ -124,25 +132,25 @@ def test_property_gspo_equals_grpo_for_t1(rows, low, high):
     assert torch.allclose(s, torch.exp(new - old)[:, 0])
     if low == high:
         grpo = grpo_surrogate(new[:, 0], old[:, 0], adv, clip_eps=low)
-        assert torch.allclose(gspo_surrogate(s, adv, low, high), grpo, rtol=1e-12, atol=1e-12)
+        assert torch.allclose(gspo_ratio_loss(s, adv, low, high), grpo, rtol=1e-12, atol=1e-12)
     # the clipped sequence objective never exceeds the unclipped one
-    assert float(gspo_surrogate(s, adv, low, high)) >= float(-(s * adv).mean()) - 1e-12
+    assert float(gspo_ratio_loss(s, adv, low, high)) >= float(-(s * adv).mean()) - 1e-12
 
 
 def test_gspo_clip_is_one_decision_per_sequence():
     s = torch.tensor([1.3, 1.3, 0.7, 0.7], requires_grad=True)
     adv = torch.tensor([1.0, -1.0, 1.0, -1.0])
-    (g,) = torch.autograd.grad(gspo_surrogate(s, adv, 0.2, 0.2), s)
+    (g,) = torch.autograd.grad(gspo_ratio_loss(s, adv, 0.2, 0.2), s)
     assert g.tolist() == pytest.approx([0.0, 0.25, -0.25, 0.0])
 
 
 def test_gspo_default_clip_is_the_papers():
     assert (GSPO_CLIP_LOW, GSPO_CLIP_HIGH) == (3e-4, 4e-4)
     s = torch.tensor([1.001, 0.9995], requires_grad=True)
-    (g,) = torch.autograd.grad(gspo_surrogate(s, torch.tensor([1.0, -1.0])), s)
+    (g,) = torch.autograd.grad(gspo_ratio_loss(s, torch.tensor([1.0, -1.0])), s)
     assert g.tolist() == [0.0, 0.0]  # both past the tiny window in the favoured direction
     s2 = torch.tensor([1.001, 0.9995], requires_grad=True)
-    (g2,) = torch.autograd.grad(gspo_surrogate(s2, torch.tensor([1.0, -1.0]), 0.2, 0.2), s2)
+    (g2,) = torch.autograd.grad(gspo_ratio_loss(s2, torch.tensor([1.0, -1.0]), 0.2, 0.2), s2)
     assert g2.tolist() == [-0.5, 0.5]  # GRPO's 0.2 does not bind at all
 
 
@@ -163,7 +171,7 @@ def test_gspo_default_clip_is_the_papers():
 )
 def test_gspo_surrogate_bad_input(s, adv, low, high, exc, word):
     with pytest.raises(exc, match=word):
-        gspo_surrogate(s, adv, low, high)
+        gspo_ratio_loss(s, adv, low, high)
 
 
 # ------------------------------------------------------------------ GSPO-token
@@ -183,7 +191,7 @@ def _perturbed_group(seed: int = 0, group: int = 6):
 def test_seed_gspo_token_equals_gspo_in_value_and_gradient(clip):
     policy, seqs, lp_old, adv = _perturbed_group()
     lp_a = policy.log_probs_per_token(seqs)
-    loss_seq = gspo_surrogate(sequence_importance_ratio(lp_a, lp_old), adv, clip, clip)
+    loss_seq = gspo_ratio_loss(sequence_importance_ratio(lp_a, lp_old), adv, clip, clip)
     (grad_seq,) = torch.autograd.grad(loss_seq, policy.logits)
     lp_b = policy.log_probs_per_token(seqs)
     adv_tok = adv.unsqueeze(1).expand(6, 4)
@@ -203,7 +211,7 @@ def test_gspo_token_with_mask_and_per_token_advantages():
     mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], dtype=torch.bool)
     adv = torch.tensor([1.0, -0.5, 2.0], dtype=torch.float64)
     s = sequence_importance_ratio(new, old, mask)
-    seq = gspo_surrogate(s, adv, 0.2, 0.2)
+    seq = gspo_ratio_loss(s, adv, 0.2, 0.2)
     tok = gspo_token_surrogate(s, new, adv, 0.2, 0.2, mask=mask)  # (G,) broadcast
     (g_seq,) = torch.autograd.grad(seq, new, retain_graph=True)
     (g_tok,) = torch.autograd.grad(tok, new, retain_graph=True)
@@ -324,8 +332,8 @@ def test_demonstrate_gspo_json(capsys):
 # ------------------------------------------------------------------ variance law and MoE demos
 
 
-def test_length_variance_demo_matches_closed_forms():
-    recs = length_variance_demo()
+def test_demonstrate_length_variance_matches_closed_forms():
+    recs = demonstrate_length_variance()
     assert [r["length"] for r in recs] == [1, 2, 4, 8, 16, 32, 64, 128]
     assert json.loads(json.dumps(recs)) == recs
     for r in recs:
@@ -336,15 +344,15 @@ def test_length_variance_demo_matches_closed_forms():
         for key in ("token", "product", "seq"):
             assert abs(r[f"{key}_mc"] - r[f"{key}_theory"]) < 4 * r[f"{key}_se"], (n, key)
     assert recs[0]["product_mc"] == recs[0]["token_mc"] == recs[0]["seq_mc"]
-    assert recs == length_variance_demo()  # seeded
+    assert recs == demonstrate_length_variance()  # seeded
     with pytest.raises(ValueError, match="v "):
-        length_variance_demo(v=0.0)
+        demonstrate_length_variance(v=0.0)
     with pytest.raises(ValueError, match="lengths"):
-        length_variance_demo(lengths=(0,))
+        demonstrate_length_variance(lengths=(0,))
 
 
-def test_routing_flip_demo_sequence_ratio_absorbs_flips():
-    recs = routing_flip_demo()
+def test_demonstrate_routing_flip_sequence_ratio_absorbs_flips():
+    recs = demonstrate_routing_flip()
     assert [r["num_flipped"] for r in recs] == list(range(17))
     assert json.loads(json.dumps(recs)) == recs
     assert recs[0]["max_token_ratio"] < 1.1 and recs[0]["tokens_outside_grpo_clip"] == 0
@@ -358,9 +366,9 @@ def test_routing_flip_demo_sequence_ratio_absorbs_flips():
     assert prods == sorted(prods) and seqs == sorted(seqs)
     assert math.isclose(last["seq_ratio"], math.exp(last["log_product_ratio"] / 256))
     with pytest.raises(ValueError, match="num_flipped"):
-        routing_flip_demo(seq_len=4, num_flipped=5)
+        demonstrate_routing_flip(seq_len=4, num_flipped=5)
     with pytest.raises(ValueError, match="jump"):
-        routing_flip_demo(jump=100.0)
+        demonstrate_routing_flip(jump=100.0)
 
 
 def test_per_token_vs_sequence_weights():
@@ -380,8 +388,8 @@ def test_per_token_vs_sequence_weights():
 
 def test_demos_leave_global_rng_alone():
     state = torch.random.get_rng_state()
-    length_variance_demo(num_samples=50)
-    routing_flip_demo()
+    demonstrate_length_variance(num_samples=50)
+    demonstrate_routing_flip()
     per_token_vs_sequence_weights()
     demonstrate_gspo(steps=2, verbose=False)
     assert torch.equal(torch.random.get_rng_state(), state)
@@ -395,7 +403,7 @@ def test_log_ratio_variances_closed_forms():
     law = log_ratio_variances(0.04, 128)
     assert law["product"] == pytest.approx(5.12) and law["seq"] == pytest.approx(0.0003125)
     assert law["product"] / law["seq"] == pytest.approx(128**2)  # the L^2 gap
-    for rec in length_variance_demo(lengths=(1, 3, 128), v=0.07, num_samples=10):
+    for rec in demonstrate_length_variance(lengths=(1, 3, 128), v=0.07, num_samples=10):
         law = log_ratio_variances(0.07, rec["length"])
         assert [rec[f"{k}_theory"] for k in ("token", "product", "seq")] == [
             law["token"],
@@ -454,7 +462,7 @@ def test_token_grpo_step_counts_clipped_tokens_and_rejects_bad_input():
 
 
 def test_routing_flip_log_ratios_are_the_demos_response():
-    recs = routing_flip_demo(num_flipped=8, jump=3.0)
+    recs = demonstrate_routing_flip(num_flipped=8, jump=3.0)
     for k in (0, 1, 5, 8):
         log_ratio, flipped = routing_flip_log_ratios(num_flipped=k, jump=3.0)
         assert log_ratio.shape == (256,) and log_ratio.dtype == torch.float64
@@ -469,3 +477,120 @@ def test_routing_flip_log_ratios_are_the_demos_response():
         routing_flip_log_ratios(seq_len=3, num_flipped=4)
     with pytest.raises(ValueError, match="noise"):
         routing_flip_log_ratios(noise=-1.0)
+
+
+# ------------------------------------------------------------------ one response, ragged groups
+
+
+def test_seed_token_ratios_and_sequence_ratio():
+    logp_new = torch.tensor([-1.0, -1.2, -3.0, -0.9])
+    logp_old = torch.tensor([-1.0, -1.0, -1.0, -1.0])
+    rho = token_ratios(logp_new, logp_old)
+    assert [round(r, 3) for r in rho.tolist()] == [1.0, 0.819, 0.135, 1.105]
+    s = sequence_importance_ratio(logp_new, logp_old)
+    assert s.dim() == 0
+    assert torch.allclose(s, rho.prod() ** (1 / 4))
+    assert f"{float(s):.4f}" == "0.5916"
+    # the geometric mean stays far closer to 1 than the outlying token or the raw product
+    assert float(rho.prod()) < float(rho.min()) < float(s) < 1.0
+
+
+def test_seed_single_token_gspo_equals_grpo():
+    lpn = [torch.tensor([-0.9]), torch.tensor([-1.1])]
+    lpo = [torch.tensor([-1.0]), torch.tensor([-1.0])]
+    adv = torch.tensor([1.0, -1.0])
+    g = gspo_surrogate(lpn, lpo, adv, clip_low=0.2, clip_high=0.2)
+    r = grpo_surrogate(torch.tensor([-0.9, -1.1]), torch.tensor([-1.0, -1.0]), adv, clip_eps=0.2)
+    assert torch.allclose(g, r)
+    assert f"{float(g):.6f}" == f"{float(r):.6f}"
+
+
+def test_ragged_lists_are_padded_into_the_masked_batch():
+    gen = torch.Generator().manual_seed(7)
+    lengths = [3, 1, 5]
+    new = [torch.randn(n, generator=gen) * 0.1 for n in lengths]
+    old = [torch.randn(n, generator=gen) * 0.1 for n in lengths]
+    s = sequence_importance_ratio(new, old)
+    each = torch.stack([torch.exp((a - b).mean()) for a, b in zip(new, old, strict=True)])
+    assert torch.allclose(s, each)
+    padded_new, mask = pad_ragged(new)
+    padded_old, _ = pad_ragged(old)
+    assert mask.sum(dim=1).tolist() == lengths
+    adv = torch.tensor([0.5, -1.0, 1.5])
+    expected = gspo_ratio_loss(
+        sequence_importance_ratio(padded_new, padded_old, mask), adv, 0.01, 0.02
+    )
+    got = gspo_surrogate(new, old, adv, clip_low=0.01, clip_high=0.02)
+    assert torch.equal(got, expected)
+    assert torch.equal(
+        got, gspo_surrogate(padded_new, padded_old, adv, mask, clip_low=0.01, clip_high=0.02)
+    )
+    # the default clip is the paper's
+    assert torch.equal(
+        gspo_surrogate(new, old, adv), gspo_ratio_loss(s, adv, GSPO_CLIP_LOW, GSPO_CLIP_HIGH)
+    )
+    # one (T,) response is the row of a (1, T) batch
+    two_d = torch.randn(2, 4, generator=gen)
+    assert torch.equal(
+        sequence_importance_ratio(two_d[0], two_d[1]),
+        sequence_importance_ratio(two_d[:1], two_d[1:])[0],
+    )
+    with pytest.raises(TypeError, match="mask"):
+        gspo_surrogate(new, old, adv, torch.ones(3, 5, dtype=torch.bool))
+
+
+def test_ragged_gradient_flows_to_each_response():
+    new = [torch.tensor([-0.9, -1.0], requires_grad=True), torch.tensor([-1.2], requires_grad=True)]
+    old = [torch.tensor([-1.0, -1.0]), torch.tensor([-1.0])]
+    gspo_surrogate(new, old, torch.tensor([1.0, -1.0]), clip_low=0.5, clip_high=0.5).backward()
+    s0 = math.exp(0.05)
+    # d/d logp of -(1/G) s_i A_i = -(1/G) A_i s_i / |y_i|
+    assert torch.allclose(new[0].grad, torch.full((2,), -0.5 * s0 / 2))
+    assert torch.allclose(new[1].grad, torch.tensor([0.5 * math.exp(-0.2)]))
+
+
+@pytest.mark.parametrize(
+    "new, old, adv, exc, word",
+    [
+        ([torch.zeros(2)], [torch.zeros(3)], torch.ones(1), ValueError, "logp_old"),
+        ([], [], torch.ones(0), ValueError, "logp_new"),
+        ([torch.zeros(0)], [torch.zeros(0)], torch.ones(1), ValueError, "logp_new"),
+        ([torch.zeros(2)], [torch.zeros(2)], torch.ones(2), ValueError, "advantages"),
+        ([torch.tensor([float("nan")])], [torch.zeros(1)], torch.ones(1), ValueError, "logp_new"),
+        (torch.zeros(1), [torch.zeros(1)], torch.ones(1), TypeError, "logp_new"),
+        ([torch.zeros(1)], [torch.zeros(1)], torch.ones(1), ValueError, "clip_low"),
+    ],
+)
+def test_ragged_bad_input(new, old, adv, exc, word):
+    clip = 1.5 if word == "clip_low" else 0.2
+    with pytest.raises(exc, match=word):
+        gspo_surrogate(new, old, adv, clip_low=clip, clip_high=0.2)
+
+
+def test_sequence_ratio_single_response_shape_mismatch():
+    with pytest.raises(ValueError, match="logp_old"):
+        sequence_importance_ratio(torch.zeros(3), torch.zeros(4))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(-5, 0, allow_nan=False),
+            st.floats(-5, 0, allow_nan=False),
+            st.floats(-3, 3, allow_nan=False),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.floats(0.01, 0.99),
+)
+def test_property_gspo_equals_grpo_for_one_token(rows, clip):
+    new = torch.tensor([r[0] for r in rows], dtype=torch.float64)
+    old = torch.tensor([r[1] for r in rows], dtype=torch.float64)
+    adv = torch.tensor([r[2] for r in rows], dtype=torch.float64)
+    g = gspo_surrogate(
+        list(new.unsqueeze(1)), list(old.unsqueeze(1)), adv, clip_low=clip, clip_high=clip
+    )
+    r = grpo_surrogate(new, old, adv, clip_eps=clip)
+    assert torch.allclose(g, r, rtol=1e-12, atol=1e-12)

@@ -12,8 +12,9 @@ import torch
 from cispo import cispo_surrogate
 from dapo import dapo_surrogate
 from grpo import grpo_surrogate
-from gspo import gspo_surrogate, sequence_importance_ratio
+from gspo import gspo_surrogate
 from rl_reasoner import (
+    LOSSES,
     OBJECTIVES,
     RLConfig,
     advantages_for,
@@ -84,6 +85,12 @@ def _batch(seed=0, n=6, t=5):
     return new, old, adv, mask
 
 
+def test_objective_switch_is_one_table_row_per_objective():
+    assert tuple(LOSSES) == OBJECTIVES
+    cfg = RLConfig(objective="dr_grpo")
+    assert LOSSES["dr_grpo"].hyper(cfg) == {"clip_eps": 0.2, "max_len": cfg.dr_grpo_max_len}
+
+
 def test_objective_switch_uses_the_books_losses():
     new, old, adv, mask = _batch()
     cfg = RLConfig()
@@ -95,16 +102,17 @@ def test_objective_switch_uses_the_books_losses():
     ragged_old = [old[i][mask[i]] for i in range(len(old))]
     assert torch.allclose(
         policy_loss("dapo", new, old, adv, mask, cfg),
-        dapo_surrogate(ragged_new, ragged_old, adv, 0.2, 0.28),
+        dapo_surrogate(ragged_new, ragged_old, adv, clip_low=0.2, clip_high=0.28),
         atol=1e-6,
     )
-    s = sequence_importance_ratio(new, old, mask)
-    assert torch.allclose(
-        policy_loss("gspo", new, old, adv, mask, cfg), gspo_surrogate(s, adv, *cfg.gspo_clip)
+    low, high = cfg.gspo_clip
+    assert torch.equal(
+        policy_loss("gspo", new, old, adv, mask, cfg),
+        gspo_surrogate(new, old, adv, mask, clip_low=low, clip_high=high),
     )
     assert torch.allclose(
         policy_loss("cispo", new, old, adv, mask, cfg),
-        cispo_surrogate(new, old, adv, eps_high=cfg.cispo_eps_high, mask=mask.float()),
+        cispo_surrogate(new, old, adv, mask, eps_high=cfg.cispo_eps_high),
     )
 
 

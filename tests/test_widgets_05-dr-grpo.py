@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from conftest import executed
+from dr_grpo import difficulty_weight, per_token_push
 from grpo import group_relative_advantages
-from grpo_variants import difficulty_weight, per_token_push
 
 pytestmark = pytest.mark.browser
 

@@ -11,11 +11,11 @@ from conftest import executed
 from grpo import token_ratios
 from gspo import (
     demonstrate_gspo,
+    demonstrate_length_variance,
+    demonstrate_routing_flip,
     demonstrate_token_grpo,
-    length_variance_demo,
     log_ratio_variances,
     per_token_vs_sequence_weights,
-    routing_flip_demo,
     sequence_importance_ratio,
 )
 
@@ -164,7 +164,7 @@ def test_length_variance_widget(open_chapter):
 
     def check(v, length):
         law = log_ratio_variances(v, length)
-        mc = next(r for r in length_variance_demo(v=v, seed=0) if r["length"] == length)
+        mc = next(r for r in demonstrate_length_variance(v=v, seed=0) if r["length"] == length)
         for key in ("token", "product", "seq"):
             assert page.readout("length-variance", key) == pytest.approx(law[key], rel=1e-12)
             assert page.readout("length-variance", f"{key}_mc") == pytest.approx(
@@ -192,7 +192,7 @@ def test_routing_flips_widget(open_chapter):
     assert page.data_marks("routing-flips") >= 3 + 3  # three curves, three markers
 
     def check(jump, k):
-        rec = routing_flip_demo(seq_len=256, num_flipped=32, jump=jump, seed=0)[k]
+        rec = demonstrate_routing_flip(seq_len=256, num_flipped=32, jump=jump, seed=0)[k]
         assert page.readout("routing-flips", "max_token") == pytest.approx(
             rec["max_token_ratio"], rel=1e-12
         )

@@ -83,7 +83,7 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
     points.push({response: name, method: GRPO, length: rec.length, push: Math.abs(rec.grpo), total: rec.grpo_total});
     points.push({response: name, method: DR, length: rec.length, push: Math.abs(rec.dr_grpo), total: rec.dr_grpo_total});
   }
-  // length_bias_demo's rows (two responses of one length each), printed in the chapter: the curves
+  // demonstrate_length_bias's rows (two responses of one length each), printed in the chapter: the curves
   const demoDots = demo.flatMap((d) => [
     {length: d.length, method: GRPO, push: Math.abs(d.grpo_incorrect)},
     {length: d.length, method: DR, push: Math.abs(d.dr_grpo_incorrect)}
@@ -143,7 +143,7 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
       what a right token earns; under Dr. GRPO exactly 1×. The whole wrong answer costs
       <b data-readout="grpo_wrong_total" data-value=${wrong.grpo_total}>${wrong.grpo_total.toFixed(3)}</b> under GRPO
       at any length, <b data-readout="dr_wrong_total" data-value=${wrong.dr_grpo_total}>${wrong.dr_grpo_total.toFixed(3)}</b>
-      under Dr. GRPO (its constant is the ${maxLen}-token budget). Small dots: length_bias_demo's rows.</p>
+      under Dr. GRPO (its constant is the ${maxLen}-token budget). Small dots: demonstrate_length_bias's rows.</p>
   </div>`;
 }
 

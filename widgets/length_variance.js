@@ -1,7 +1,7 @@
 // The variance law on log-log axes: per-token log-ratios with variance v give a token weight of
 // variance v, a raw sequence product of variance L v, and GSPO's geometric mean of variance v / L.
 // Lines are the closed forms, computed live (gspo_math.js mirrors gspo.log_ratio_variances); dots
-// are Python's seeded Monte-Carlo estimates (gspo.length_variance_demo) for the chosen v.
+// are Python's seeded Monte-Carlo estimates (gspo.demonstrate_length_variance) for the chosen v.
 import {logRatioVariances} from "./gspo_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";

@@ -1,6 +1,6 @@
 // MoE routing flips: k tokens of a 256-token response change expert between the sampling policy
 // and the current one, and each of their log-ratios jumps. The records are Python's
-// (gspo.routing_flip_demo, one seeded response per jump size); the widget draws how the largest
+// (gspo.demonstrate_routing_flip, one seeded response per jump size); the widget draws how the largest
 // token ratio, the raw product of ratios and GSPO's s respond as k grows.
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
