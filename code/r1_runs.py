@@ -379,6 +379,28 @@ def r1_zero_table(doc: Mapping) -> list[dict]:
     return rows
 
 
+def r1_zero_curves(doc: Mapping) -> list[dict]:
+    """R1-Zero's and the cold-started GRPO runs' held-out check-ups, for the browser (`r1_zero`).
+
+    One row per run and check-up: held-out pass@1, the share of bare answers, the mean length.
+    """
+    _check_doc(doc)
+    rows = []
+    for prefix, start in (("zero", "R1-Zero (from the base)"), ("rl_grpo", "from the cold start")):
+        for name in _rl_names(prefix):
+            for c in _curve(doc, name):
+                rows.append({"run": name, "start": start, "seed": doc["runs"][name]["seed"],
+                             "step": c["step"], "pass1": c["pass_at_k"]["1"],
+                             "bare": c["mode_share"]["answer_only"], "length": c["length"]})
+    return rows
+
+
+def widget_setup(doc: Mapping) -> dict:
+    """The sizes the widgets' labels quote (`r1_setup`), read from the records, not typed in JS."""
+    s = settings(doc)
+    return {"problems": s["n_eval"], "curveSamples": s["n_curve"], "batchChains": s["batch_chains"]}
+
+
 def r1_zero(doc: Mapping) -> dict:
     """What RL straight from the base did: bare answers, length, re-checks and accuracy.
 

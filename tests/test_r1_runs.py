@@ -271,3 +271,14 @@ def test_budget_row_refuses_unrecorded_points():
         r1_runs.budget_table(DOC, "ch2")
     table = r1_runs.budget_table(DOC)
     assert {r["budget"] for r in table} <= set(DOC["settings"]["budgets"])
+
+
+def test_zero_curves_are_the_check_ups_of_both_starts():
+    rows = r1_runs.r1_zero_curves(DOC)
+    runs = {r["run"] for r in rows}
+    assert runs == {f"{p}_s{s}" for p in ("zero", "rl_grpo") for s in r1_runs.SEEDS}
+    assert len(rows) == sum(len(RUNS[n]["curve"]) for n in runs)
+    first = next(r for r in rows if r["run"] == "zero_s0")
+    assert first["bare"] == RUNS["zero_s0"]["curve"][0]["mode_share"]["answer_only"]
+    setup = r1_runs.widget_setup(DOC)
+    assert setup["problems"] == DOC["settings"]["eval_problems"]

@@ -135,3 +135,30 @@ def test_pipeline_diagram_opens_each_stage(open_chapter):
         for _label, value, key in stage["numbers"]:
             if isinstance(value, (int, float)):
                 assert page.readout("stage-card", key) == pytest.approx(value, rel=1e-12)
+
+
+def test_zero_curves_follow_the_statistic(open_chapter):
+    run = executed(STEM)
+    rows = run.defines["r1_zero"]
+    page = open_chapter(STEM)
+    assert page.data_marks("zero-curves") >= 4  # two starts x two seeds
+    for label, key in (("held-out pass@1", "pass1"), ("bare answers", "bare"),
+                       ("mean length", "length")):
+        page.set_input("R1-Zero statistic", label)
+        for start in ("R1-Zero (from the base)", "from the cold start"):
+            own = [r for r in rows if r["start"] == start]
+            last = max(r["step"] for r in own)
+            want = [r[key] for r in own if r["step"] == last]
+            assert page.readout("zero-curves", start) == pytest.approx(
+                sum(want) / len(want), rel=1e-9)
+
+
+def test_widget_labels_quote_the_recorded_sizes(open_chapter):
+    """The axis labels read the evaluation's size from the records, not from typed text."""
+    setup = executed(STEM).defines["r1_setup"]
+    page = open_chapter(STEM)
+    page.set_input("Statistic", "held-out pass@1")
+    text = page.page.locator('[data-widget="objective-curves"]').inner_text()
+    assert f"{setup['problems']} problems x {setup['curveSamples']} samples" in text
+    length = page.page.locator('[data-widget="length-curves"]').inner_text()
+    assert f"{setup['batchChains']} chains a step" in length

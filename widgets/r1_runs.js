@@ -3,9 +3,12 @@
 //   objectiveCurves   a chosen statistic over RL steps, one line per run of the chosen objectives
 //   passAtKBeforeAfter pass@k against k for two models, recomputed from per-problem counts
 //   lengthCurves      mean length of right and of wrong chains over RL steps, per objective
+//   zeroCurves        R1-Zero against RL from the cold start: a held-out statistic per check-up
 //
-// Rows come from the chapter's Python cells: `train` (one row per run and RL step), `curves` (the
-// held-out check-ups every few steps), `finals` ({model: {label, n, counts}}).
+// Rows come from the chapter's Python cells (code/r1_runs.py): `train` (one row per run and RL
+// step), `curves` (the held-out check-ups every few steps), `finals` ({model: {label, n, counts}}),
+// `zero` (R1-Zero's and the cold-started runs' check-ups) and `setup` ({problems, curveSamples,
+// batchChains}: the sizes the labels quote, read from the records, not typed here).
 import {meanPassAtK, powersOfTwo, smooth} from "./r1_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
@@ -24,7 +27,7 @@ const OBJECTIVE_COLORS = {
 
 /** The statistics a reader can plot, with their axis label and where they live. */
 export const METRICS = {
-  "held-out pass@1": {label: "held-out pass@1 (500 problems x 8 samples)", source: "curves", key: "pass1", zero: false},
+  "held-out pass@1": {label: "held-out pass@1", source: "curves", key: "pass1", zero: false},
   "training reward": {label: "mean reward of the step's chains", source: "train", key: "reward", zero: false},
   "training accuracy": {label: "share of the step's chains that are right", source: "train", key: "accuracy", zero: false},
   "zero-advantage groups": {label: "share of groups with all rewards equal", source: "train", key: "zero_adv", zero: true},
@@ -76,9 +79,16 @@ export function finalBySeedMean(series) {
   return [...groups].map(([objective, vs]) => ({objective, value: vs.reduce((a, b) => a + b, 0) / vs.length, seeds: vs.length}));
 }
 
-export function objectiveCurves({Plot, html, width}, {train, curves, objectives, metric, window = 8}) {
-  const spec = METRICS[metric];
-  if (!spec) throw new RangeError(`metric must be one of ${Object.keys(METRICS).join(", ")}, got ${metric}`);
+/** The sizes a label quotes, " (P problems x S samples)", or "" when `setup` does not give them. */
+function sizes(setup, perProblem) {
+  if (!setup || !setup.problems) return "";
+  return perProblem ? ` (${setup.problems} problems x ${perProblem} samples)` : ` (${setup.problems} problems)`;
+}
+
+export function objectiveCurves({Plot, html, width}, {train, curves, objectives, metric, window = 8, setup}) {
+  const base = METRICS[metric];
+  if (!base) throw new RangeError(`metric must be one of ${Object.keys(METRICS).join(", ")}, got ${metric}`);
+  const spec = base.source === "curves" ? {...base, label: base.label + sizes(setup, setup && setup.curveSamples)} : base;
   let series;
   let marks;
   if (spec.source === "curves") {
@@ -122,7 +132,8 @@ export function passAtKCurvesOf(finals, models) {
   return rows;
 }
 
-export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, k}) {
+export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, k, setup}) {
+  const onProblems = setup && setup.problems ? `on ${setup.problems} held-out problems` : "on the held-out problems";
   const models = [before, after];
   const rows = passAtKCurvesOf(finals, models);
   const n = Math.min(finals[before].n, finals[after].n);
@@ -134,12 +145,12 @@ export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, 
   const cross = powersOfTwo(n).find((kv) => at(before, kv) >= at(after, kv));
   const chart = markGroups(Plot.plot({
     ariaLabel: "pass@k before and after RL",
-    ariaDescription: `pass@k on 500 held-out problems as the number of samples k grows, for ${finals[before].label} and ${finals[after].label}, k = ${kk} marked.`,
+    ariaDescription: `pass@k ${onProblems} as the number of samples k grows, for ${finals[before].label} and ${finals[after].label}, k = ${kk} marked.`,
     width: chartWidth(width),
     height: 340,
     marginLeft: 50,
     x: {type: "log", base: 2, label: "samples per problem k", domain: [1, Math.max(...rows.map((r) => r.k))]},
-    y: {label: "pass@k on 500 held-out problems", domain: [0, 1], grid: true},
+    y: {label: `pass@k ${onProblems}`, domain: [0, 1], grid: true},
     color: {legend: true, domain: models.map((m) => finals[m].label), range: ["#888", "#e07b00"]},
     marks: [
       Plot.ruleX([kk], {stroke: "#999", strokeDasharray: "4,3"}),
@@ -163,7 +174,7 @@ export function lengthSeries(train, objectives, window) {
   return [...right, ...wrong];
 }
 
-export function lengthCurves({Plot, html, width}, {train, objectives, window = 8}) {
+export function lengthCurves({Plot, html, width}, {train, objectives, window = 8, setup}) {
   const rows = lengthSeries(train, objectives, window);
   const summary = [];
   for (const chains of ["right chains", "wrong chains"]) {
@@ -197,7 +208,58 @@ export function lengthCurves({Plot, html, width}, {train, objectives, window = 8
     ]
   }));
   return html`<div data-widget="length-curves">${chart}
-    <p aria-live="polite">Trailing mean over ${window} steps of the training batches (256 chains a step); solid seed 0, dashed seed 1.
+    <p aria-live="polite">Trailing mean over ${window} steps of the training batches${setup && setup.batchChains ? ` (${setup.batchChains} chains a step)` : ""}; solid seed 0, dashed seed 1.
       ${summary.map((s) => html`<span>${s.objective}, ${s.chains}: <b data-readout="${`${s.objective}|${s.chains}`}" data-value=${s.end}>${s.start.toFixed(1)} → ${s.end.toFixed(1)}</b>. </span>`)}</p>
+  </div>`;
+}
+
+/** The held-out statistics of R1-Zero's figure: each one's key in the `zero` rows, and its label. */
+export const ZERO_METRICS = {
+  "held-out pass@1": {key: "pass1", label: "held-out pass@1"},
+  "bare answers": {key: "bare", label: "share of samples that are bare answers"},
+  "mean length": {key: "length", label: "mean length of a sample (tokens)"}
+};
+const STARTS = {domain: ["R1-Zero (from the base)", "from the cold start"], range: ["#d62828", "#e07b00"]};
+
+/** Mean over seeds of each start's value at its last check-up: [{start, value, seeds}]. */
+export function lastBySeedMean(rows, key) {
+  const last = new Map();
+  for (const r of rows) {
+    const prev = last.get(r.run);
+    if (!prev || r.step > prev.step) last.set(r.run, r);
+  }
+  const groups = new Map();
+  for (const r of last.values()) {
+    if (!groups.has(r.start)) groups.set(r.start, []);
+    groups.get(r.start).push(r[key]);
+  }
+  return [...groups].map(([start, vs]) => ({start, value: vs.reduce((a, b) => a + b, 0) / vs.length, seeds: vs.length}));
+}
+
+export function zeroCurves({Plot, html, width}, {rows, metric, setup}) {
+  const spec = ZERO_METRICS[metric];
+  if (!spec) throw new RangeError(`metric must be one of ${Object.keys(ZERO_METRICS).join(", ")}, got ${metric}`);
+  const series = rows.map((r) => ({...r, value: r[spec.key]}));
+  const finals = lastBySeedMean(rows, spec.key);
+  // Each seed-0 line is named at its end, so the two starts differ by more than their colour.
+  const ends = [...byRun(series).values()].map((list) => list[list.length - 1]).filter((r) => !r.seed);
+  const chart = markGroups(Plot.plot({
+    ariaLabel: `R1-Zero against RL from the cold start: ${spec.label}`,
+    ariaDescription: `The ${spec.label} at each held-out check-up${sizes(setup, setup && setup.curveSamples)} against the RL step, for RL from the base model (R1-Zero) and RL from the cold start, two seeds each with the second dashed.`,
+    width: chartWidth(width),
+    height: 320,
+    marginLeft: 55,
+    marginRight: 80,
+    x: {label: "RL step", domain: [0, Math.max(1, ...series.map((r) => r.step))]},
+    y: {label: spec.label, grid: true, zero: spec.key === "bare"},
+    color: {legend: true, ...STARTS},
+    marks: [
+      ...seedLines(Plot, series, {x: "step", y: "value", z: "run", stroke: "start", strokeWidth: 2, marker: "circle"}),
+      Plot.text(ends, {x: "step", y: "value", text: (d) => (d.start.startsWith("R1-Zero") ? "R1-Zero" : "cold start"), dx: 8, textAnchor: "start", fill: "currentColor"})
+    ]
+  }));
+  return html`<div data-widget="zero-curves" data-series="${series.length}">${chart}
+    <p aria-live="polite">Solid: seed 0; dashed: seed 1. At the last check-up (mean of the seeds):
+      ${finals.map((f) => html`<span>${f.start} <b data-readout="${f.start}" data-value=${f.value}>${f.value.toFixed(3)}</b>; </span>`)}</p>
   </div>`;
 }
