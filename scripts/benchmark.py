@@ -360,6 +360,81 @@ def bench_redraws(runs: dict, repeats: int, quiet_ms: float, baseline: str | Non
     return rows
 
 
+TINY_REASONERS = ("tiny_reasoner.json", "tiny_reasoner_multipath.json")
+# A node program: build a checkpoint from its files (no fetch) and time batched JS sampling.
+_JS_SAMPLING = """
+import {readFileSync} from "node:fs";
+const m = await import(process.argv[1]);
+const [json, n, reps] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const meta = JSON.parse(readFileSync(json, "utf8"));
+const bin = readFileSync(json.replace(/\\.json$/, ".bin"));
+const buffer = bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.length);
+const model = await m.checkAndBuildTinyGPT(meta, buffer);
+m.sampleChains(model, "7+5-3-6+7=", n, {temperature: 1, rand: m.mulberry32(0)});  // warm-up
+const times = [];
+for (let r = 0; r < reps; r++) {
+  const t = performance.now();
+  m.sampleChains(model, "7+5-3-6+7=", n, {temperature: 1, rand: m.mulberry32(r + 1)});
+  times.push((performance.now() - t) / n);
+}
+times.sort((a, b) => a - b);
+console.log(JSON.stringify({median_ms_per_chain: times[Math.floor(reps / 2)]}));
+"""
+
+
+def bench_tiny_reasoners(chains: int = 2048, js_n: int = 32, js_reps: int = 5) -> dict:
+    """Issue 13's figures for both tiny reasoners: the recorded training time, Python's batched
+    sampling speed (chains/s at T = 1 on 1 and 2 threads), the JS forward pass per chain."""
+    import torch
+
+    from arithmetic_task import held_out_problems
+    from tiny_gpt import load_checkpoint, sample_chains
+
+    out = {}
+    problems = held_out_problems(chains // 16, seed=2024)
+    for name in TINY_REASONERS:
+        path = ROOT / "data" / name
+        if not path.exists():
+            print(f"  {name}: missing")
+            continue
+        model, meta = load_checkpoint(path)
+        row = {
+            "training_seconds": meta["training"]["seconds"],
+            "training_load": meta["training"].get("load_average"),
+        }
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            start = time.perf_counter()
+            sample_chains(model, problems, 16, 1.0, seed=0, batch_size=512)
+            row[f"chains_per_s_{threads}_threads"] = round(chains / (time.perf_counter() - start))
+        js = subprocess.run(
+            [
+                "node",
+                "--input-type=module",
+                "-e",
+                _JS_SAMPLING,
+                str(ROOT / "widgets" / "tiny_gpt_forward.js"),
+                str(path),
+                str(js_n),
+                str(js_reps),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        row["js_ms_per_chain"] = (
+            round(json.loads(js.stdout)["median_ms_per_chain"], 2) if js.returncode == 0 else None
+        )
+        print(
+            f"  {name}: trained in {row['training_seconds']} s (load {row['training_load']}); "
+            f"Python {row['chains_per_s_1_threads']} chains/s on 1 thread, "
+            f"{row['chains_per_s_2_threads']} on 2; JS {row['js_ms_per_chain']} ms per chain "
+            f"in batches of {js_n}"
+        )
+        out[name] = row
+    return out
+
+
 def main() -> None:
     """Run the kernels, then the browser, and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -372,7 +447,17 @@ def main() -> None:
     parser.add_argument("--quiet-ms", type=float, default=150, help="quiet time that ends a move")
     parser.add_argument("--baseline", help="also time the widgets/*.js of this git commit")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument(
+        "--tiny-reasoners", action="store_true", help="only the tiny reasoners' speed figures"
+    )
     args = parser.parse_args()
+    if args.tiny_reasoners:
+        load = os.getloadavg()
+        print(f"Tiny reasoners (load average {load[0]:.1f} on {os.cpu_count()} cores):")
+        figures = {"tiny_reasoners": bench_tiny_reasoners()}
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=1))
+        return
     paths = [
         p for p in book_chapters() if not args.chapters or any(c in p.name for c in args.chapters)
     ]
