@@ -131,6 +131,15 @@ export async function* sampleLive(model, problem, {temperature = 1, n = 10, seed
   yield snapshot(true);
 }
 
+// The multi-path reasoner opens each chain with its route's token and ";" (arithmetic_task.
+// ROUTE_TOKENS); the single-path one never does, so its chains show no route.
+const ROUTE_NAMES = {"1": "left", "2": "signs", "3": "pairs"};
+
+/** The route a chain announces (arithmetic_task.route_of), or null. */
+export function routeOf(text) {
+  return text.length >= 2 && text[1] === ";" ? ROUTE_NAMES[text[0]] ?? null : null;
+}
+
 /** Draw one state of sampleLive: the chains so far, the live tally and the vote. */
 export function tinyReasonerView({Plot, html, width}, state, correct) {
   const finished = state.chains.filter((c) => c.done);
@@ -141,8 +150,8 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
   const colour = (c) => (!c.done ? ink.muted : c.answer === correct ? ink.good : ink.bad);
 
   const list = html`<ol class="tr-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 2.5em; margin: 0.3em 0">
-    ${state.chains.map((c) => html`<li data-chain=${c.text} data-done=${c.done ? 1 : 0} style="color: ${colour(c)}">
-      ${c.text}${c.done ? html`&nbsp;<b>→ ${c.answer ?? "no answer"}</b>` : html`<span style="color: ${ink.muted}">▌</span>`}</li>`)}
+    ${state.chains.map((c) => html`<li data-chain=${c.text} data-done=${c.done ? 1 : 0} data-route=${routeOf(c.text) ?? ""} style="color: ${colour(c)}">
+      ${routeOf(c.text) ? html`<span style="color: ${ink.muted}">[${routeOf(c.text)}]</span> ` : ""}${c.text}${c.done ? html`&nbsp;<b>→ ${c.answer ?? "no answer"}</b>` : html`<span style="color: ${ink.muted}">▌</span>`}</li>`)}
   </ol>`;
 
   const chart = markGroups(Plot.plot({
@@ -161,6 +170,10 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
     ]
   }));
 
+  const routes = Object.values(ROUTE_NAMES).map((r) => [r, finished.filter((c) => routeOf(c.text) === r).length]);
+  const routeLine = routes.some(([, k]) => k > 0)
+    ? html` Routes: <span data-readout="routes" data-value=${routes.map(([r, k]) => `${r}:${k}`).join(",")}>${routes.map(([r, k]) => `${r} ${k}`).join(", ")}</span>.`
+    : "";
   const verdict = vote === null ? "" : vote === correct ? " (right)" : " (wrong)";
   const status = state.done
     ? `Done: ${finished.length} chains, ${state.msPerChain.toFixed(1)} ms per chain in this browser.`
@@ -172,7 +185,7 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
     ${chart}
     <p aria-live="polite">Vote after <span data-readout="finished" data-value=${finished.length}>${finished.length}</span> chains:
       <b data-readout="vote" data-value=${vote ?? ""}>${vote ?? "—"}</b>${verdict};
-      <span data-readout="right" data-value=${nRight}>${nRight}</span> chains right.
+      <span data-readout="right" data-value=${nRight}>${nRight}</span> chains right.${routeLine}
       <span data-readout="done" data-value=${state.done ? 1 : 0}>${status}</span>
       <span data-readout="ms-per-chain" data-value=${state.msPerChain} hidden></span></p>
   </div>`;
