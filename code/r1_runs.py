@@ -25,6 +25,7 @@ from pathlib import Path
 
 from checks import require_choice, require_float, require_int
 from evaluation import mean_pass_at_k
+from objectives import OBJECTIVE_LABELS  # the five stage-2 objectives and their names
 
 # Found from this file, so a chapter's notebook reads them from any working directory. (This
 # module imports nothing that trains: reading the records must not need the training code.)
@@ -33,14 +34,6 @@ R1_RUNS_PATH = Path(__file__).resolve().parent.parent / "data" / "r1_runs.json"
 #: The recorded run of chapter 11's exercise 2 (`scripts/run_r1_exercise.py` writes it).
 R1_EXERCISE3_PATH = R1_RUNS_PATH.with_name("r1_exercise3.json")
 
-#: The five stage-2 objectives, in the order the chapters list them, with their display names.
-OBJECTIVE_LABELS = {
-    "grpo": "GRPO",
-    "dr_grpo": "Dr. GRPO",
-    "dapo": "DAPO",
-    "gspo": "GSPO",
-    "cispo": "CISPO",
-}
 SEEDS = (0, 1)  # every RL run of stage 2, R1-Zero and the RL'd student has two seeds
 EDGE_STEPS = 10  # "early" and "late" in training: the first and the last ten steps
 HARD_MAX = 2  # a problem is "hard" for a model that got at most this many chains right

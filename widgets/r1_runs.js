@@ -13,17 +13,12 @@ import {meanPassAtK, powersOfTwo, smooth} from "./r1_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 
-export const OBJECTIVE_LABELS = {
-  grpo: "GRPO",
-  dr_grpo: "Dr. GRPO",
-  dapo: "DAPO",
-  gspo: "GSPO",
-  cispo: "CISPO"
-};
-const OBJECTIVE_COLORS = {
-  domain: Object.values(OBJECTIVE_LABELS),
-  range: ["#e07b00", "#3867d6", "#2a9d8f", "#9b5de5", "#d62828"]
-};
+// The objectives' names come from Python (code/objectives.py, handed over as `labels`:
+// {key: name}, in the book's order), so they are defined once; colours follow that order.
+const OBJECTIVE_RANGE = ["#e07b00", "#3867d6", "#2a9d8f", "#9b5de5", "#d62828"];
+function objectiveColors(labels) {
+  return {domain: Object.values(labels), range: OBJECTIVE_RANGE.slice(0, Object.keys(labels).length)};
+}
 
 /** The statistics a reader can plot, with their axis label and where they live. */
 export const METRICS = {
@@ -53,12 +48,12 @@ function byRun(rows) {
 }
 
 /** Smoothed training rows of the chosen objectives: [{run, objective, seed, step, value}]. */
-export function smoothedSeries(train, objectives, key, window) {
+export function smoothedSeries(train, objectives, key, window, labels) {
   const out = [];
   for (const [run, list] of byRun(train.filter((r) => objectives.includes(r.objective)))) {
     const values = smooth(list.map((r) => r[key]), window);
     list.forEach((r, i) => {
-      if (values[i] !== null) out.push({run, objective: OBJECTIVE_LABELS[r.objective], seed: r.seed, step: r.step, value: values[i]});
+      if (values[i] !== null) out.push({run, objective: labels[r.objective], seed: r.seed, step: r.step, value: values[i]});
     });
   }
   return out;
@@ -85,7 +80,7 @@ function sizes(setup, perProblem) {
   return perProblem ? ` (${setup.problems} problems x ${perProblem} samples)` : ` (${setup.problems} problems)`;
 }
 
-export function objectiveCurves({Plot, html, width}, {train, curves, objectives, metric, window = 8, setup}) {
+export function objectiveCurves({Plot, html, width}, {train, curves, objectives, metric, labels, window = 8, setup}) {
   const base = METRICS[metric];
   if (!base) throw new RangeError(`metric must be one of ${Object.keys(METRICS).join(", ")}, got ${metric}`);
   const spec = base.source === "curves" ? {...base, label: base.label + sizes(setup, setup && setup.curveSamples)} : base;
@@ -94,13 +89,13 @@ export function objectiveCurves({Plot, html, width}, {train, curves, objectives,
   if (spec.source === "curves") {
     series = curves
       .filter((r) => objectives.includes(r.objective))
-      .map((r) => ({...r, objective: OBJECTIVE_LABELS[r.objective], value: r.pass1}));
+      .map((r) => ({...r, objective: labels[r.objective], value: r.pass1}));
     marks = [
       Plot.ruleX(series, {x: (d) => d.step + (d.seed - 0.5) * 1.2, y1: "lo", y2: "hi", stroke: "objective", strokeOpacity: 0.5}),
       ...seedLines(Plot, series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2, marker: "circle"})
     ];
   } else {
-    series = smoothedSeries(train, objectives, spec.key, window);
+    series = smoothedSeries(train, objectives, spec.key, window, labels);
     marks = seedLines(Plot, series, {x: "step", y: "value", z: "run", stroke: "objective", strokeWidth: 2});
   }
   const finals = finalBySeedMean(series);
@@ -112,7 +107,7 @@ export function objectiveCurves({Plot, html, width}, {train, curves, objectives,
     marginLeft: 55,
     x: {label: "RL step", domain: [0, Math.max(1, ...series.map((r) => r.step))]},
     y: {label: spec.label, grid: true, zero: spec.zero},
-    color: {legend: true, ...OBJECTIVE_COLORS},
+    color: {legend: true, ...objectiveColors(labels)},
     marks
   }));
   return html`<div data-widget="objective-curves" data-series="${series.length}">${chart}
@@ -168,17 +163,17 @@ export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, 
 }
 
 /** Smoothed lengths [{run, objective, seed, step, value, chains}] of right and wrong chains. */
-export function lengthSeries(train, objectives, window) {
-  const right = smoothedSeries(train, objectives, "length_right", window).map((r) => ({...r, chains: "right chains"}));
-  const wrong = smoothedSeries(train, objectives, "length_wrong", window).map((r) => ({...r, chains: "wrong chains"}));
+export function lengthSeries(train, objectives, window, labels) {
+  const right = smoothedSeries(train, objectives, "length_right", window, labels).map((r) => ({...r, chains: "right chains"}));
+  const wrong = smoothedSeries(train, objectives, "length_wrong", window, labels).map((r) => ({...r, chains: "wrong chains"}));
   return [...right, ...wrong];
 }
 
-export function lengthCurves({Plot, html, width}, {train, objectives, window = 8, setup}) {
-  const rows = lengthSeries(train, objectives, window);
+export function lengthCurves({Plot, html, width}, {train, objectives, labels, window = 8, setup}) {
+  const rows = lengthSeries(train, objectives, window, labels);
   const summary = [];
   for (const chains of ["right chains", "wrong chains"]) {
-    for (const objective of objectives.map((o) => OBJECTIVE_LABELS[o])) {
+    for (const objective of objectives.map((o) => labels[o])) {
       const own = rows.filter((r) => r.chains === chains && r.objective === objective);
       if (!own.length) continue;
       const steps = own.map((r) => r.step);
@@ -201,7 +196,7 @@ export function lengthCurves({Plot, html, width}, {train, objectives, window = 8
     x: {label: "RL step"},
     y: {label: "mean length (tokens)", grid: true},
     fy: {label: null},
-    color: {legend: true, ...OBJECTIVE_COLORS},
+    color: {legend: true, ...objectiveColors(labels)},
     marks: [
       Plot.frame({stroke: "#ddd"}),
       ...seedLines(Plot, rows, {x: "step", y: "value", fy: "chains", z: "run", stroke: "objective", strokeWidth: 2})
