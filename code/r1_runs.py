@@ -345,6 +345,28 @@ def stage2_objectives(doc: Mapping) -> dict:
     return out
 
 
+def clip_activity(doc: Mapping) -> dict:
+    """How often each objective's trust region acted, over every stage-2 step of both seeds.
+
+    Per objective: ``outside``, the percentage of units whose ratio left the objective's range,
+    and ``clipped``, the percentage where the clip acted (a token for GRPO, Dr. GRPO, DAPO and
+    CISPO, a chain for GSPO; for CISPO the share of truncated weights), both measured on each
+    step's second, off-policy pass (`rl_reasoner.clip_fractions` records them as
+    ``clip_outside`` and ``clip_fraction``). Records made before those fields existed give None.
+    """
+    _check_doc(doc)
+    out = {}
+    for o in OBJECTIVE_LABELS:
+        hist = [h for n in _rl_names(f"rl_{o}") for h in doc["runs"][n]["history"]]
+        entry = {}
+        for key, field in (("outside", "clip_outside"), ("clipped", "clip_fraction")):
+            vals = [h.get(field) for h in hist]
+            vals = [v for v in vals if v is not None and v == v]
+            entry[key] = _pct(sum(vals) / len(vals)) if vals else None
+        out[o] = entry
+    return out
+
+
 # --------------------------------------------------------------------------- R1-Zero
 
 

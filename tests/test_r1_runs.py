@@ -282,3 +282,16 @@ def test_zero_curves_are_the_check_ups_of_both_starts():
     assert first["bare"] == RUNS["zero_s0"]["curve"][0]["mode_share"]["answer_only"]
     setup = r1_runs.widget_setup(DOC)
     assert setup["problems"] == DOC["settings"]["eval_problems"]
+
+
+def test_clip_activity_reads_the_clip_fields_when_recorded():
+    doc = copy.deepcopy(DOC)
+    for n in ("rl_gspo_s0", "rl_gspo_s1"):
+        for i, h in enumerate(doc["runs"][n]["history"]):
+            h["clip_outside"], h["clip_fraction"] = 0.5, (0.2 if i % 2 else float("nan"))
+    activity = r1_runs.clip_activity(doc)
+    assert activity["gspo"] == {"outside": 50.0, "clipped": 20.0}  # NaN steps are skipped
+    has = all("clip_fraction" in h for n in RUNS if n.startswith("rl_grpo")
+              for h in RUNS[n]["history"])
+    if not has:  # records from before the clip fields: nothing to report, not a zero
+        assert r1_runs.clip_activity(DOC)["grpo"] == {"outside": None, "clipped": None}
