@@ -25,10 +25,10 @@ def test_chapter_ojs_runs_clean(open_chapter):
 
 def test_difficulty_weight_matches_python(js):
     grid = [[k / 200, eps] for k in range(201) for eps in (1e-2, 1e-3, 0.5)]
-    got = js.call_many("grpo_math.js", "difficultyWeight", grid)
+    got = js.call_many("dr_grpo_math.js", "difficultyWeight", grid)
     for (p, eps), g in zip(grid, got, strict=True):
         assert g == pytest.approx(difficulty_weight(p, eps), rel=1e-12), (p, eps)
-    assert js.call("grpo_math.js", "difficultyWeight", 0.99) == pytest.approx(
+    assert js.call("dr_grpo_math.js", "difficultyWeight", 0.99) == pytest.approx(
         difficulty_weight(0.99)
     )
 
@@ -42,7 +42,7 @@ def test_per_token_push_matches_python(js):
         ([5], [2.0], 5),
         ([12, 30, 30], [0.25, 0.25, -0.5], 64),
     ]
-    got = js.call_many("grpo_math.js", "perTokenPush", [list(g) for g in groups])
+    got = js.call_many("dr_grpo_math.js", "perTokenPush", [list(g) for g in groups])
     for (lengths, adv, max_len), g in zip(groups, got, strict=True):
         want = per_token_push(lengths, adv, max_len=max_len)
         assert len(g) == len(want)
@@ -53,11 +53,11 @@ def test_per_token_push_matches_python(js):
 
 
 def test_js_rejects_bad_input_like_python(js):
-    assert "p" in js.call("grpo_math.js", "difficultyWeight", 1.5)["error"]
-    assert "eps" in js.call("grpo_math.js", "difficultyWeight", 0.5, 0)["error"]
-    assert "max_len" in js.call("grpo_math.js", "perTokenPush", [5, 50], [1, -1], 20)["error"]
-    assert "advantages" in js.call("grpo_math.js", "perTokenPush", [5, 50], [1], 50)["error"]
-    assert "lengths" in js.call("grpo_math.js", "perTokenPush", [0, 5], [1, -1], 50)["error"]
+    assert "p" in js.call("dr_grpo_math.js", "difficultyWeight", 1.5)["error"]
+    assert "eps" in js.call("dr_grpo_math.js", "difficultyWeight", 0.5, 0)["error"]
+    assert "max_len" in js.call("dr_grpo_math.js", "perTokenPush", [5, 50], [1, -1], 20)["error"]
+    assert "advantages" in js.call("dr_grpo_math.js", "perTokenPush", [5, 50], [1], 50)["error"]
+    assert "lengths" in js.call("dr_grpo_math.js", "perTokenPush", [0, 5], [1, -1], 50)["error"]
     with pytest.raises(ValueError, match="max_len"):
         per_token_push([5, 50], [1.0, -1.0], max_len=20)
 

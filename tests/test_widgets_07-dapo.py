@@ -32,15 +32,15 @@ def test_clip_gradient_coefficient_grid(js):
         for a in (1.0, -1.0, 0.5, -2.0, 0.0)
         for lo, hi in ((0.2, 0.2), (0.2, 0.28), (0.1, 0.5), (0.45, 0.05))
     ]
-    got = js.call_many("clip_math.js", "clipGradientCoefficient", grid)
+    got = js.call_many("dapo_math.js", "clipGradientCoefficient", grid)
     for args, g in zip(grid, got, strict=True):
         assert g == pytest.approx(clip_gradient_coefficient(*args), abs=1e-12), args
 
 
 def test_dynamic_sampling_grid(js):
     grid = [[p, G] for p in (0.0, 0.01, 0.3, 0.5, 0.9, 0.99, 1.0) for G in (1, 2, 4, 8, 16, 64)]
-    wasted = js.call_many("clip_math.js", "wastedFraction", grid)
-    kept = js.call_many("clip_math.js", "keptFraction", grid)
+    wasted = js.call_many("dapo_math.js", "wastedFraction", grid)
+    kept = js.call_many("dapo_math.js", "keptFraction", grid)
     for (p, G), w, k in zip(grid, wasted, kept, strict=True):
         assert w == pytest.approx(wasted_fraction(p, G), abs=1e-12), (p, G)
         assert k == pytest.approx(kept_fraction(p, G), abs=1e-12), (p, G)
@@ -48,7 +48,7 @@ def test_dynamic_sampling_grid(js):
 
 def test_response_weights_match_autograd(js):
     cases = [[2, 4, 8, 32], [5, 5, 5], [1], [1, 64], [3, 1, 4, 1, 5, 9, 2, 6]]
-    got = js.call_many("clip_math.js", "responseWeights", [[c] for c in cases])
+    got = js.call_many("dapo_math.js", "responseWeights", [[c] for c in cases])
     for lengths, records in zip(cases, got, strict=True):
         expected = demonstrate_token_level(lengths=lengths, verbose=False)
         assert len(records) == len(expected)
@@ -64,7 +64,7 @@ def test_overlong_penalty_grid(js):
         for length in (0, 100, 16383, 16384, 16385, 18432, 20479, 20480, 20481, 40000)
         for m, c in ((20480, 4096), (8192, 8192), (32768, 512), (1000, 1))
     ]
-    got = js.call_many("clip_math.js", "overlongPenalty", grid)
+    got = js.call_many("dapo_math.js", "overlongPenalty", grid)
     for args, g in zip(grid, got, strict=True):
         assert g == pytest.approx(overlong_penalty(*args), abs=1e-12), args
 
@@ -72,13 +72,13 @@ def test_overlong_penalty_grid(js):
 def test_js_rejects_bad_input_like_python(js):
     assert (
         "clip_high"
-        in js.call("clip_math.js", "clipGradientCoefficient", 1.0, 1.0, 0.2, 1.5)["error"]
+        in js.call("dapo_math.js", "clipGradientCoefficient", 1.0, 1.0, 0.2, 1.5)["error"]
     )
-    assert "ratio" in js.call("clip_math.js", "clipGradientCoefficient", 0.0, 1.0)["error"]
-    assert "p" in js.call("clip_math.js", "wastedFraction", 1.5, 4)["error"]
-    assert "G" in js.call("clip_math.js", "wastedFraction", 0.5, 0)["error"]
-    assert "cache_len" in js.call("clip_math.js", "overlongPenalty", 10, 100, 200)["error"]
-    assert "lengths" in js.call("clip_math.js", "responseWeights", [2, 0])["error"]
+    assert "ratio" in js.call("dapo_math.js", "clipGradientCoefficient", 0.0, 1.0)["error"]
+    assert "p" in js.call("dapo_math.js", "wastedFraction", 1.5, 4)["error"]
+    assert "G" in js.call("dapo_math.js", "wastedFraction", 0.5, 0)["error"]
+    assert "cache_len" in js.call("dapo_math.js", "overlongPenalty", 10, 100, 200)["error"]
+    assert "lengths" in js.call("dapo_math.js", "responseWeights", [2, 0])["error"]
 
 
 # ------------------------------------------------------------------ the widgets

@@ -42,7 +42,7 @@ def test_cispo_gradient_coefficient_grid(js):
         for hi in (0.05, 0.2, 0.28, 1.0, 3.0)
         for lo in (None, 0.2, 0.9)
     ]
-    got = js.call_many("clip_math.js", "cispoGradientCoefficient", grid)
+    got = js.call_many("cispo_math.js", "cispoGradientCoefficient", grid)
     for args, g in zip(grid, got, strict=True):
         assert g == pytest.approx(cispo_gradient_coefficient(*args), abs=1e-12), args
 
@@ -55,7 +55,7 @@ def test_grpo_cliff_coefficient_grid(js):
         for a in (1.0, -1.0)
         for hi in (0.05, 0.2, 0.5, 0.95)
     ]
-    got = js.call_many("clip_math.js", "clipGradientCoefficient", grid)
+    got = js.call_many("dapo_math.js", "clipGradientCoefficient", grid)
     for args, g in zip(grid, got, strict=True):
         assert g == pytest.approx(clip_gradient_coefficient(*args), abs=1e-12), args
 
@@ -66,14 +66,14 @@ def test_mask_and_weight_match_python(js):
     advs = torch.where(torch.randn(40, generator=gen) > 0, 1.0, -1.0).to(torch.float64)
     advs[::7] = 0.0
     for hi, lo in ((0.2, 0.2), (0.28, 0.2), (0.5, None), (1.5, 0.9)):
-        got = js.call("clip_math.js", "ppoClipMask", ratios.tolist(), advs.tolist(), hi, lo)
+        got = js.call("cispo_math.js", "ppoClipMask", ratios.tolist(), advs.tolist(), hi, lo)
         assert got == ppo_clip_mask(ratios, advs, hi, lo).tolist(), (hi, lo)
-        w = js.call("clip_math.js", "clippedIsWeight", ratios.tolist(), hi, lo)
+        w = js.call("cispo_math.js", "clippedIsWeight", ratios.tolist(), hi, lo)
         assert w == pytest.approx(clipped_is_weight(ratios, hi, lo).tolist(), abs=1e-12)
 
 
 def test_reflection_gradients_match_python(js):
-    got = js.call_many("clip_math.js", "reflectionGradients", [[TOKENS, e, e] for e in SWEEP])
+    got = js.call_many("cispo_math.js", "reflectionGradients", [[TOKENS, e, e] for e in SWEEP])
     for eps, res in zip(SWEEP, got, strict=True):
         expected = demonstrate_reflection_token(eps_high=eps, clip_eps=eps)
         for key in ("n_fork", "kept_grpo", "kept_cispo"):
@@ -83,7 +83,7 @@ def test_reflection_gradients_match_python(js):
             assert t["grad_grpo"] == pytest.approx(e["grad_grpo"], abs=1e-6), (eps, t["label"])
             assert t["grad_cispo"] == pytest.approx(e["grad_cispo"], abs=1e-6), (eps, t["label"])
     # DAPO-style asymmetric CISPO ceiling vs GRPO clip: the function takes them separately
-    mixed = js.call("clip_math.js", "reflectionGradients", TOKENS, 0.5, 0.2)
+    mixed = js.call("cispo_math.js", "reflectionGradients", TOKENS, 0.5, 0.2)
     expected = demonstrate_reflection_token(eps_high=0.5, clip_eps=0.2)
     assert mixed["kept_grpo"] == expected["kept_grpo"] == 0
     for t, e in zip(mixed["tokens"], expected["tokens"], strict=True):
@@ -91,13 +91,13 @@ def test_reflection_gradients_match_python(js):
 
 
 def test_js_rejects_bad_input_like_python(js):
-    assert "eps_high" in js.call("clip_math.js", "cispoGradientCoefficient", 1.0, 1.0, 0)["error"]
+    assert "eps_high" in js.call("cispo_math.js", "cispoGradientCoefficient", 1.0, 1.0, 0)["error"]
     assert (
         "eps_low"
-        in js.call("clip_math.js", "cispoGradientCoefficient", 1.0, 1.0, 0.2, 1.0)["error"]
+        in js.call("cispo_math.js", "cispoGradientCoefficient", 1.0, 1.0, 0.2, 1.0)["error"]
     )
-    assert "ratio" in js.call("clip_math.js", "cispoGradientCoefficient", -1.0, 1.0)["error"]
-    assert "clip_eps" in js.call("clip_math.js", "reflectionGradients", TOKENS, 0.2, 1.0)["error"]
+    assert "ratio" in js.call("cispo_math.js", "cispoGradientCoefficient", -1.0, 1.0)["error"]
+    assert "clip_eps" in js.call("cispo_math.js", "reflectionGradients", TOKENS, 0.2, 1.0)["error"]
 
 
 # ------------------------------------------------------------------ the widgets

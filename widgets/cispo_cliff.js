@@ -3,7 +3,8 @@
 // then exactly 0 (the cliff); CISPO's detached, clipped weight gives A min(r, 1 + eps_high) (the
 // plateau). clipGradientCoefficient and cispoGradientCoefficient mirror
 // dapo.clip_gradient_coefficient and cispo.cispo_gradient_coefficient.
-import {cispoGradientCoefficient, clipGradientCoefficient} from "./clip_math.js";
+import {cispoGradientCoefficient} from "./cispo_math.js";
+import {clipGradientCoefficient} from "./dapo_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";

@@ -2,7 +2,7 @@
 // token with A = +1 (upper branch) and A = -1 (lower branch). GRPO's symmetric clip (dashed) is
 // Python's autograd curve (dapo.clip_higher_curve); DAPO's decoupled clip (solid) is recomputed
 // live by clipGradientCoefficient, which mirrors dapo.clip_gradient_coefficient.
-import {clipGradientCoefficient} from "./clip_math.js";
+import {clipGradientCoefficient} from "./dapo_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";

@@ -4,8 +4,8 @@
 //   lengthPushChart        the per-token push on a right and a wrong response of chosen lengths
 //   lengthDriftChart       the Python length-drift simulation (grpo_variants.length_drift_simulation)
 //
-// The maths lives in grpo_math.js (difficultyWeight, perTokenPush), tested against Python.
-import {difficultyWeight, perTokenPush} from "./grpo_math.js";
+// The maths lives in dr_grpo_math.js (difficultyWeight, perTokenPush), tested against Python.
+import {difficultyWeight, perTokenPush} from "./dr_grpo_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 

@@ -2,7 +2,7 @@
 // exactly zero advantage, p^G + (1-p)^G. The thin curves are Python's
 // (dapo.demonstrate_dynamic_sampling); the bold curve and the readouts are recomputed live by
 // wastedFraction / keptFraction, which mirror dapo.wasted_fraction / dapo.kept_fraction.
-import {keptFraction, wastedFraction} from "./clip_math.js";
+import {keptFraction, wastedFraction} from "./dapo_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 

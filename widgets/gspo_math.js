@@ -7,6 +7,8 @@
 //   tokenVsSequenceWeights    gspo.per_token_vs_sequence_weights (given its seeded noise)
 //   logRatioVariances         gspo.log_ratio_variances
 
+import {requireFloat, requireInt} from "./checks.js";
+
 function isMatrix(x) {
   return Array.isArray(x) && x.every((row) => Array.isArray(row));
 }
@@ -113,9 +115,7 @@ export function tokenVsSequenceWeights(noise, spikes = []) {
  * variance v: one token's weight v, the raw product L v, GSPO's geometric mean v / L.
  */
 export function logRatioVariances(v, length) {
-  if (!(Number.isFinite(v) && v > 0)) throw new RangeError(`v must be > 0, got ${v}`);
-  if (!Number.isInteger(length) || length < 1) {
-    throw new RangeError(`length must be an integer >= 1, got ${length}`);
-  }
+  requireFloat("v", v, {low: 0, lowOpen: true});
+  requireInt("length", length, {low: 1});
   return {token: v, product: length * v, seq: v / length};
 }

@@ -2,7 +2,7 @@
 // tokens before L_max) against the hard cliff it replaces. overlongPenalty mirrors
 // dapo.overlong_penalty; the grey dots are Python's ramp at the paper's setting
 // (dapo.demonstrate_overlong with L_max = 20480, L_cache = 4096), left in place as a reference.
-import {overlongPenalty} from "./clip_math.js";
+import {overlongPenalty} from "./dapo_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";

@@ -3,7 +3,7 @@
 // cispo.demonstrate_reflection_token: ppo_clip_mask for GRPO, the detached upper-only clip for
 // CISPO) gives every token's push on log pi; the lower chart counts the fork tokens still
 // learning as eps_high sweeps.
-import {reflectionGradients} from "./clip_math.js";
+import {reflectionGradients} from "./cispo_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";

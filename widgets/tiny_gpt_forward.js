@@ -12,6 +12,7 @@
 //   x = E[token] + P[pos];  per layer: x += W_o attn(LN1 x);  x += W_2 gelu(W_1 LN2 x)
 //   logits = E . LN_f(x)     (the output head is the token embedding, tied)
 // The sampler draws with a seeded PRNG (mulberry32) so a click is reproducible.
+import {erf} from "./special.js";
 
 export const CHECKPOINT_FORMAT = "tiny-gpt-fp16-v1";
 const PROMPT_CHARS = "0123456789+-=;#";
@@ -247,16 +248,6 @@ function layerNorm(X, w, b, out, n, R) {
     const inv = 1 / Math.sqrt(variance / n + 1e-5);
     for (let i = 0; i < n; i++) out[o + i] = (X[o + i] - mean) * inv * w[i] + b[i];
   }
-}
-
-// erf(x) via erfc's Chebyshev fit (Numerical Recipes `erfcc`), fractional error < 1.2e-7.
-function erf(x) {
-  const z = Math.abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const r = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
-    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
-    t * (-0.82215223 + t * 0.17087277)))))))));
-  return x >= 0 ? 1 - r : r - 1;
 }
 
 /** gelu(x) = x/2 (1 + erf(x / sqrt 2)), torch's exact GELU. */

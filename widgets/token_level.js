@@ -1,7 +1,7 @@
 // Token-level vs sample-level loss: how much of the loss each response of a group carries, and
 // how much each of its tokens carries. responseWeights mirrors the weights
 // dapo.demonstrate_token_level reads off autograd (1/G per response vs |o_i| / sum_j |o_j|).
-import {responseWeights} from "./clip_math.js";
+import {responseWeights} from "./dapo_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 

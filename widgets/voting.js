@@ -10,6 +10,8 @@
 //   naivePassAtK          evaluation.naive_pass_at_k
 //   consAtKCounts         evaluation.cons_at_k_counts
 //   consAtKCurve          evaluation.cons_at_k_counts for every k = 1..n
+import {requireInt, requireProb} from "./checks.js";
+import {erfc} from "./special.js";
 
 // ---------------------------------------------------------------- votes
 
@@ -60,27 +62,11 @@ function binomialPmf(n, k, p) {
   return Math.exp(logChoose(n, k) + k * Math.log(p) + (n - k) * Math.log1p(-p));
 }
 
-// Abramowitz & Stegun 7.1.26 is too coarse for a 1e-6 match; use erfc's continued-fraction-free
-// Chebyshev fit (Numerical Recipes `erfcc`), accurate to 1.2e-7 everywhere.
-function erfc(x) {
-  const z = Math.abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const r = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
-    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
-    t * (-0.82215223 + t * 0.17087277)))))))));
-  return x >= 0 ? r : 2 - r;
-}
-
 const normalCdf = (x) => 0.5 * erfc(-x / Math.SQRT2);
 const normalPdf = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
 
-function checkProbability(name, p) {
-  if (!(p >= 0 && p <= 1)) throw new RangeError(`${name} must be in [0, 1], got ${p}`);
-}
-
-function checkCount(name, n, min = 1) {
-  if (!Number.isInteger(n) || n < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${n}`);
-}
+const checkProbability = requireProb;
+const checkCount = (name, n, min = 1) => requireInt(name, n, {low: min});
 
 // ---------------------------------------------------------------- Condorcet and plurality
 
