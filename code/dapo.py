@@ -212,12 +212,12 @@ def dapo_surrogate(
         new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
         adv = require_advantages("advantages", advantages, new.shape, broadcast=False)
         low, high = _check_clip(clip_low, clip_high)
-        if m is None:
-            return -_terms(new, old, adv, low, high).sum() / new.numel()
-        # Zero the padding first so nothing stored there can reach the value or the gradient.
-        zero = torch.zeros((), dtype=new.dtype)
-        new, old = torch.where(m, new, zero), torch.where(m, old, zero)
-        return -(_terms(new, old, adv, low, high) * m).sum() / m.sum()
+        if m is not None:
+            # Zero the padding first so nothing stored there can reach the value or the gradient.
+            zero = torch.zeros((), dtype=new.dtype)
+            new, old = torch.where(m, new, zero), torch.where(m, old, zero)
+        terms = clipped_surrogate_terms(torch.exp(new - old.detach()), adv, low, high)
+        return -terms.sum() / new.numel() if m is None else -(terms * m).sum() / m.sum()
     if mask is not None:
         raise TypeError("mask must be None when logp_new is a list (the list gives the lengths)")
     new, old, adv = _check_ragged(logp_new, logp_old, advantages)  # type: ignore[arg-type]

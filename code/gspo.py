@@ -186,7 +186,14 @@ def gspo_surrogate(
         ``grpo.grpo_surrogate`` at the same clip width.
     """
     s = _sequence_ratio(*_as_batch(logp_new, logp_old, mask))
-    return gspo_ratio_loss(s, advantages, clip_low=clip_low, clip_high=clip_high)
+    adv = _group_vector("advantages", advantages)
+    if adv.shape != s.shape:
+        raise ValueError(
+            f"advantages must have shape {tuple(s.shape)} (one per response), "
+            f"got {tuple(adv.shape)}"
+        )
+    # s_i is an exp, never negative: unlike gspo_ratio_loss's given s, nothing to check.
+    return -clipped_surrogate_terms(s, adv, clip_low, clip_high).mean()
 
 
 def gspo_ratio_loss(

@@ -73,7 +73,8 @@ def test_sequence_ratio_mask_reads_only_valid_tokens():
 @pytest.mark.parametrize(
     "new, old, mask, exc, word",
     [
-        (torch.zeros(4), torch.zeros(4), None, ValueError, "logp_new"),
+        (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4), None, ValueError, "logp_new"),
+        (torch.zeros(4), torch.zeros(4), torch.ones(1, 4, dtype=torch.bool), ValueError, "logp_new"),
         (torch.zeros(2, 4), torch.zeros(2, 3), None, ValueError, "logp_old"),
         (torch.full((1, 2), float("nan")), torch.zeros(1, 2), None, ValueError, "logp_new"),
         (torch.zeros(1, 2), torch.full((1, 2), float("nan")), None, ValueError, "logp_old"),
@@ -557,7 +558,7 @@ def test_ragged_gradient_flows_to_each_response():
         ([torch.zeros(0)], [torch.zeros(0)], torch.ones(1), ValueError, "logp_new"),
         ([torch.zeros(2)], [torch.zeros(2)], torch.ones(2), ValueError, "advantages"),
         ([torch.tensor([float("nan")])], [torch.zeros(1)], torch.ones(1), ValueError, "logp_new"),
-        (torch.zeros(1), [torch.zeros(1)], torch.ones(1), TypeError, "logp_new"),
+        (torch.zeros(1), [torch.zeros(1)], torch.ones(1), ValueError, "logp_new"),
         ([torch.zeros(1)], [torch.zeros(1)], torch.ones(1), ValueError, "clip_low"),
     ],
 )
