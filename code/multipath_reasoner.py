@@ -29,7 +29,7 @@ import os
 import platform
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -450,6 +450,7 @@ def evaluate(
     seed: int = 0,
     num_bootstrap: int = 1000,
     batch_size: int = 512,
+    progress: Callable[[str], None] | None = None,
 ) -> dict:
     """Greedy and sampled evaluation of several models on the same problems; a JSON-ready dict.
 
@@ -457,7 +458,8 @@ def evaluate(
     route forced; then at each temperature ``samples`` chains per problem, summarised by
     ``summarize_chains``. The sample seed of (model m, temperature t) is ``seed + 1 + t_index``,
     the same for every model, and the bootstrap draws come from one generator seeded ``seed``,
-    so the record is reproducible with the same thread count.
+    so the record is reproducible with the same thread count. ``progress`` (e.g. ``print``)
+    hears a line after each model's greedy pass and each temperature.
     """
     problems = require_problems("problems", problems, min_len=1)
     samples = require_int("samples", samples, low=2)
@@ -510,6 +512,8 @@ def evaluate(
             summary["seconds"] = round(seconds, 2)
             summary["chains_per_second"] = round(len(problems) * samples / seconds, 1)
             record["sampled"][str(temperature)] = summary
+            if progress is not None:
+                progress(f"{name} T={temperature}: {summary['chains_per_second']} chains/s")
         out["models"][name] = record
     return out
 

@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--problems", type=int, default=500)
     p.add_argument("--samples", type=int, default=128)
-    p.add_argument("--temperatures", type=float, nargs="+", default=[0.5, 0.7, 1.0])
+    p.add_argument("--temperatures", type=float, nargs="+", default=[0.7, 1.0])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bootstrap", type=int, default=1000)
     p.add_argument("--threads", type=int, default=1)
