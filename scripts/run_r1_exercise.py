@@ -11,6 +11,7 @@ reads the record instead of training on every render.
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import random
@@ -74,14 +75,17 @@ def run() -> dict:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Run the exercise and write its record."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=OUT)
+    out = parser.parse_args(argv).out
     record = run()
-    OUT.write_text(json.dumps(record, indent=1) + "\n")
+    out.write_text(json.dumps(record, indent=1) + "\n")
     print(
         f"pass@1 on the 8 training problems: {record['pass_at_1_before']:.3f} -> "
         f"{record['pass_at_1_after']:.3f} ({record['wall_seconds']} s);"
-        f" wrote {OUT.relative_to(ROOT)}"
+        f" wrote {out}"
     )
 
 

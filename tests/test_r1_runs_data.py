@@ -1,50 +1,48 @@
-"""data/r1_runs.json: every job of scripts/run_r1.py recorded, with the code's current settings."""
+"""data/r1_runs.json: every R1 job of `r1_experiments.graph()` recorded, with the code's settings."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from evaluation import mean_pass_at_k
+from r1_experiments import OBJECTIVES, SCRIPT_JOBS, Settings, graph
 from rl_reasoner import RLConfig, config_dict
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import run_r1  # noqa: E402
+S = Settings()
 
 DOC = json.loads((ROOT / "data" / "r1_runs.json").read_text())
 RUNS = DOC["runs"]
 
 
 def test_every_job_is_recorded_and_nothing_else():
-    assert set(RUNS) == set(run_r1.jobs())
+    assert set(RUNS) == {n for n in graph(S) if n not in SCRIPT_JOBS}
 
 
 def test_settings_match_the_script():
     s = DOC["settings"]
-    assert s["rl_steps"] == run_r1.RL_STEPS and s["eval_every"] == run_r1.EVAL_EVERY
-    assert s["eval_problems"] == run_r1.EVAL_PROBLEMS and s["eval_seed"] == run_r1.EVAL_SEED
-    assert s["cold_start"] == run_r1.COLD_START and s["rejection"] == run_r1.REJECTION
-    assert s["sft_large"] == run_r1.SFT_LARGE and s["budgets"] == run_r1.BUDGETS
-    assert s["final_samples"] == {str(k): v for k, v in run_r1.FINAL_SAMPLES.items()}
+    assert s["rl_steps"] == S.rl_steps and s["eval_every"] == S.eval_every
+    assert s["eval_problems"] == S.eval_problems and s["eval_seed"] == S.eval_seed
+    assert s["cold_start"] == S.cold_start and s["rejection"] == S.rejection
+    assert s["sft_large"] == S.sft_large and s["budgets"] == list(S.budgets)
+    assert s["final_samples"] == {str(k): v for k, v in S.final_samples.items()}
 
 
 @pytest.mark.parametrize("name", [n for n, r in RUNS.items() if r["kind"] == "rl"])
 def test_rl_runs_are_complete_and_use_todays_config(name):
     run = RUNS[name]
-    assert [h["step"] for h in run["history"]] == list(range(1, run_r1.RL_STEPS + 1))
+    assert [h["step"] for h in run["history"]] == list(range(1, S.rl_steps + 1))
     assert [c["step"] for c in run["curve"]] == list(
-        range(0, run_r1.RL_STEPS + 1, run_r1.EVAL_EVERY)
+        range(0, S.rl_steps + 1, S.eval_every)
     )
     want = json.loads(json.dumps(config_dict(RLConfig.preset(run["objective"]))))
     assert run["config"] == want
     for point in run["curve"]:
-        assert point["problems"] == 500 and point["samples_per_problem"] == run_r1.CURVE_SAMPLES
-    assert run["final"]["samples_per_problem"] == run_r1.FINAL_SAMPLES[run["seed"]]
+        assert point["problems"] == 500 and point["samples_per_problem"] == S.curve_samples
+    assert run["final"]["samples_per_problem"] == S.final_samples[run["seed"]]
 
 
 @pytest.mark.parametrize("name", [n for n, r in RUNS.items() if "final" in r])
@@ -69,7 +67,7 @@ def test_headline_models_have_500_by_128():
         "base2",
         "distill",
         "student_rl_s0",
-        *[f"rl_{o}_s0" for o in run_r1.OBJECTIVES],
+        *[f"rl_{o}_s0" for o in OBJECTIVES],
     ):
         final = RUNS[name]["final"]
         assert final["problems"] >= 500 and final["samples_per_problem"] >= 128, name
@@ -89,7 +87,7 @@ def test_budget_records_cover_the_grid():
     for model in RUNS["budget"]["models"]:
         for mode in ("cut", "extend"):
             got = sorted(r["budget"] for r in rows if r["model"] == model and r["mode"] == mode)
-            assert got == run_r1.BUDGETS
+            assert got == list(S.budgets)
     assert all(0 <= r["accuracy"] <= 1 for r in rows)
 
 
@@ -101,5 +99,5 @@ def test_shipped_cold_start_is_the_recorded_stage_1():
     assert meta["metrics"]["pass_at_1"] == pytest.approx(
         record["final"]["pass_at_k"]["1"], abs=1e-4
     )
-    assert meta["training"]["steps"] == record["steps"] == run_r1.COLD_START["steps"]
+    assert meta["training"]["steps"] == record["steps"] == S.cold_start["steps"]
     assert model.config.n_layer == 4

@@ -1,0 +1,442 @@
+"""Chapter 11's recorded experiments as a job graph: the settings, the jobs, their dependencies.
+
+The jobs form the R1 pipeline (`r1_pipeline`) and the objective comparison (`rl_reasoner`):
+
+    base4 ─► cold ─► rl_<objective>_s<seed>  (grpo, dr_grpo, dapo, gspo, cispo; seeds 0, 1)
+      │                 └─ rl_grpo_s0 ─► rs (rejection sampling) ─► stage3 ─► stage4_s0
+      └────► zero_s<seed>  (R1-Zero: RL straight from the base)
+    base2 ─► distill (SFT on rs's verified teacher chains)      vs  student_rl_s<seed>
+    budget  (accuracy vs thinking budget, chapter 2's reasoner and the RL-trained one)
+
+A job is a pure function of its settings and of its dependencies' outputs: it receives them as
+arguments (never reads another job's files), and returns an `Output` -- its record (settings,
+per-step statistics, held-out evaluations, wall and CPU seconds) and, when it trains a model,
+the checkpoint's bytes. `job_graph.run_graph` schedules the jobs (on Ray) and stores the outputs;
+`scripts/run_r1.py` is the command line. Every job runs on one thread and is seeded, so the same
+machine reproduces its record bit for bit however the graph is scheduled. Held-out evaluations
+all use the same problems (`held_out_problems(eval_problems, seed=eval_seed)`) and sampling seed,
+at temperature 1.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from checks import require_choice, require_int, require_seed, require_str
+from job_graph import Job, Output
+
+ROOT = Path(__file__).resolve().parents[1]
+CH2_MODEL = ROOT / "data" / "tiny_reasoner.json"  # chapter 2's reasoner, shipped in data/
+OBJECTIVES = ("grpo", "dr_grpo", "dapo", "gspo", "cispo")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every size of the recorded runs; the defaults are the book's (about an hour on 2 cores)."""
+
+    pretrain_steps: int = 800
+    pretrain_batch: int = 128
+    final_eval_samples: int = 128  # per problem, for the models that pretraining and SFT make
+    rl_steps: int = 80  # RL steps per run (16 prompts x 16 chains each)
+    eval_every: int = 20  # held-out check-ups during a run
+    curve_samples: int = 8  # samples per problem at each check-up
+    final_samples: dict = field(default_factory=lambda: {0: 128, 1: 32})  # by seed
+    eval_problems: int = 500
+    eval_seed: int = 2024
+    cold_start: dict = field(
+        default_factory=lambda: {"examples": 512, "steps": 40, "batch_size": 32, "lr": 3e-4}
+    )
+    rejection: dict = field(
+        default_factory=lambda: {"problems": 2000, "samples_per_problem": 8, "problem_seed": 11}
+    )
+    sft_large: dict = field(  # stage 3 and distillation
+        default_factory=lambda: {"steps": 300, "batch_size": 64, "lr": 1e-3}
+    )
+    budgets: tuple = (0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48)
+    seeds: tuple = (0, 1)
+    rl_overrides: dict = field(default_factory=dict)  # RLConfig fields (smaller runs in tests)
+
+    def __post_init__(self) -> None:
+        # Settings arrive from the command line and from tests: refuse a bad one before any job.
+        for name in ("pretrain_steps", "pretrain_batch", "final_eval_samples", "rl_steps"):
+            require_int(name, getattr(self, name), low=1, high=10**6)
+        for name in ("eval_every", "curve_samples", "eval_problems"):
+            require_int(name, getattr(self, name), low=1, high=10**6)
+        require_seed("eval_seed", self.eval_seed)
+        for name, keys in (
+            ("cold_start", ("examples", "steps", "batch_size", "lr")),
+            ("rejection", ("problems", "samples_per_problem", "problem_seed")),
+            ("sft_large", ("steps", "batch_size", "lr")),
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, dict) or set(value) != set(keys):
+                raise ValueError(f"{name} must be a dict with keys {keys}, got {value!r:.80}")
+        for name in ("budgets", "seeds"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple) or not value:
+                raise TypeError(f"{name} must be a non-empty tuple, got {value!r:.80}")
+            for item in value:
+                require_int(name, item, low=0, high=10**6)
+        if not isinstance(self.final_samples, dict) or not set(self.seeds) <= set(
+            self.final_samples
+        ):
+            raise ValueError(f"final_samples must give a sample count for every seed {self.seeds}")
+        for n in self.final_samples.values():
+            require_int("final_samples", n, low=1, high=10**6)
+        if not isinstance(self.rl_overrides, dict):
+            raise TypeError(f"rl_overrides must be a dict, got {type(self.rl_overrides).__name__}")
+
+    @classmethod
+    def smoke(cls) -> Settings:
+        """A graph of the same shape in seconds: the scheduler's equivalence test runs it."""
+        return cls(
+            pretrain_steps=3,
+            pretrain_batch=8,
+            final_eval_samples=2,
+            rl_steps=2,
+            eval_every=1,
+            curve_samples=1,
+            final_samples={0: 2, 1: 2},
+            eval_problems=4,
+            cold_start={"examples": 16, "steps": 2, "batch_size": 8, "lr": 3e-4},
+            rejection={"problems": 4, "samples_per_problem": 2, "problem_seed": 11},
+            sft_large={"steps": 2, "batch_size": 8, "lr": 1e-3},
+            budgets=(0, 8),
+            seeds=(0,),
+            rl_overrides={"prompts_per_step": 2, "group_size": 4},
+        )
+
+    def to_dict(self) -> dict:
+        """JSON-able, as data/r1_runs.json's "settings" records them."""
+        d = asdict(self)
+        d["final_samples"] = {str(k): v for k, v in self.final_samples.items()}
+        d["budgets"] = list(self.budgets)
+        d["seeds"] = list(self.seeds)
+        return d
+
+
+# ---------------------------------------------------------------------------------------------
+# Models travel between jobs as checkpoint bytes (fp16, as on disk), so a job that starts from
+# a dependency's model sees exactly what a job resumed from the saved file would.
+# ---------------------------------------------------------------------------------------------
+
+
+def _require_job(name: object, s: object, **outputs: object) -> None:
+    """The arguments every job takes: its name, the settings, its dependencies' outputs."""
+    require_str("name", name)
+    if not isinstance(s, Settings):
+        raise TypeError(f"s must be a Settings, got {type(s).__name__}")
+    for arg, value in outputs.items():
+        if not isinstance(value, Output):
+            raise TypeError(f"{arg} must be a dependency's Output, got {type(value).__name__}")
+
+
+def model_output(name: str, record: dict, model) -> Output:
+    """A job's output with `model`'s checkpoint (`<name>.json` and `.bin`)."""
+    from tiny_gpt import save_checkpoint
+
+    require_str("name", name)
+    if not isinstance(record, dict):
+        raise TypeError(f"record must be a dict, got {type(record).__name__}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{name}.json"
+        save_checkpoint(model, path)
+        files = {p.name: p.read_bytes() for p in sorted(Path(tmp).iterdir())}
+    return Output(name, record, files)
+
+
+def model_of(output: Output):
+    """The TinyGPT a dependency's output carries."""
+    from tiny_gpt import load_checkpoint
+
+    if not isinstance(output, Output):
+        raise TypeError(f"output must be an Output, got {type(output).__name__}")
+    names = [n for n in output.files if n.endswith(".json")]
+    if len(names) != 1:
+        raise ValueError(
+            f"output {output.name!r} carries no checkpoint (files: {sorted(output.files)})"
+        )
+    (json_name,) = names
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, data in output.files.items():
+            (Path(tmp) / name).write_bytes(data)
+        return load_checkpoint(Path(tmp) / json_name)[0]
+
+
+def _held_out(s: Settings) -> list[str]:
+    from arithmetic_task import held_out_problems
+
+    return held_out_problems(s.eval_problems, seed=s.eval_seed)
+
+
+def _summary(ev: dict) -> dict:
+    """An evaluation without its per-problem counts (for curves)."""
+    return {k: v for k, v in ev.items() if k != "counts"}
+
+
+class _Clock:
+    """Wall and CPU seconds of a job (the load average says how busy the machine was)."""
+
+    def __enter__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        self.load = os.getloadavg()[0]
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.perf_counter() - self.wall
+        self.cpu = time.process_time() - self.cpu
+
+    def record(self) -> dict:
+        return {
+            "wall_seconds": round(self.wall, 1),
+            "cpu_seconds": round(self.cpu, 1),
+            "threads": torch.get_num_threads(),
+            "load_before": round(self.load, 2),
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Jobs: (name, settings, arguments..., dependencies' outputs) -> Output
+# ---------------------------------------------------------------------------------------------
+
+
+def job_pretrain(name: str, s: Settings, n_layer: int) -> Output:
+    """Stage 0: a base model trained on the pretraining mix."""
+    from r1_pipeline import PRETRAIN_MIX, evaluate, pretrain_base
+
+    _require_job(name, s)
+    require_int("n_layer", n_layer, low=1, high=12)
+    with _Clock() as clock:
+        model, losses = pretrain_base(
+            n_layer=n_layer, steps=s.pretrain_steps, batch_size=s.pretrain_batch, seed=0
+        )
+    tail = losses[-50:]
+    record = {
+        "kind": "pretrain",
+        "n_layer": n_layer,
+        "mix": PRETRAIN_MIX,
+        "steps": s.pretrain_steps,
+        "loss_tail": sum(tail) / len(tail),
+        "final": evaluate(model, _held_out(s), s.final_eval_samples, seed=s.eval_seed),
+        "timing": clock.record(),
+    }
+    return model_output(name, record, model)
+
+
+def job_sft(name: str, s: Settings, data: str, sft: dict, start: Output, pairs_from=None) -> Output:
+    """Supervised fine-tuning of `start` on the cold-start set or on a rejection job's chains."""
+    from r1_pipeline import cold_start_set, evaluate
+    from r1_pipeline import sft as run_sft
+
+    _require_job(name, s, start=start)
+    require_choice("data", data, ("cold_start", "rs"))
+    if not isinstance(sft, dict) or set(sft) != {"steps", "batch_size", "lr"}:
+        raise ValueError(f"sft must be a dict of steps, batch_size and lr, got {sft!r:.80}")
+    if data == "rs" and not isinstance(pairs_from, Output):
+        raise TypeError(f"pairs_from must be the rejection job's Output, got {pairs_from!r:.80}")
+    model = model_of(start)
+    if data == "cold_start":
+        pairs = cold_start_set(s.cold_start["examples"], seed=0)
+    else:
+        pairs = [tuple(p) for p in pairs_from.record["pairs"]]
+    with _Clock() as clock:
+        losses = run_sft(
+            model, pairs, steps=sft["steps"], batch_size=sft["batch_size"], lr=sft["lr"], seed=0
+        )
+    record = {
+        "kind": "sft",
+        "start": start.name,
+        "data": data,
+        "examples": len(pairs),
+        **{k: sft[k] for k in ("steps", "batch_size", "lr")},
+        "losses": [round(x, 4) for x in losses],
+        "final": evaluate(model, _held_out(s), s.final_eval_samples, seed=s.eval_seed),
+        "timing": clock.record(),
+    }
+    return model_output(name, record, model)
+
+
+def job_rl(name: str, s: Settings, objective: str, seed: int, start: Output) -> Output:
+    """An RL run of `objective` from `start`, with held-out check-ups every `eval_every` steps."""
+    from r1_pipeline import evaluate
+    from rl_reasoner import RLConfig, config_dict, train_rl
+
+    _require_job(name, s, start=start)
+    require_choice("objective", objective, OBJECTIVES)
+    require_seed("seed", seed)
+    if seed not in s.final_samples:
+        raise ValueError(
+            f"seed must be one of the settings' seeds {sorted(s.final_samples)}, got {seed}"
+        )
+    model = model_of(start)
+    held = _held_out(s)
+    cfg = RLConfig.preset(objective, **s.rl_overrides)
+    curve = [{"step": 0, **_summary(evaluate(model, held, s.curve_samples, seed=s.eval_seed))}]
+    eval_seconds = 0.0
+
+    def callback(step, m, row):
+        nonlocal eval_seconds
+        if step % s.eval_every == 0:
+            t = time.perf_counter()
+            point = evaluate(m, held, s.curve_samples, seed=s.eval_seed)
+            curve.append({"step": step, **_summary(point)})
+            eval_seconds += time.perf_counter() - t
+
+    with _Clock() as clock:
+        history = train_rl(model, cfg, s.rl_steps, seed=seed, callback=callback)
+    final = evaluate(model, held, s.final_samples[seed], seed=s.eval_seed)
+    timing = clock.record()
+    timing["train_seconds"] = round(clock.wall - eval_seconds, 1)
+    record = {
+        "kind": "rl",
+        "start": start.name,
+        "objective": objective,
+        "seed": seed,
+        "steps": s.rl_steps,
+        "config": config_dict(cfg),
+        "history": history,
+        "curve": curve,
+        "final": final,
+        "timing": timing,
+    }
+    return model_output(name, record, model)
+
+
+def job_rejection(name: str, s: Settings, teacher: Output) -> Output:
+    """Stage 3's data: the teacher's sampled chains that the verifier accepts."""
+    from arithmetic_task import random_problem
+    from r1_pipeline import rejection_sample
+
+    _require_job(name, s, teacher=teacher)
+    r = s.rejection
+    rng = random.Random(r["problem_seed"])
+    problems = [random_problem(rng, "train") for _ in range(r["problems"])]
+    with _Clock() as clock:
+        pairs, stats = rejection_sample(
+            model_of(teacher), problems, r["samples_per_problem"], seed=0
+        )
+    record = {
+        "kind": "rejection",
+        "teacher": teacher.name,
+        **r,
+        "stats": stats,
+        "pairs": pairs,
+        "timing": clock.record(),
+    }
+    return Output(name, record)
+
+
+def job_budget(name: str, s: Settings, *models: Output) -> Output:
+    """Accuracy against the thinking budget (cut and extend), for chapter 2's and others' models."""
+    from budget import accuracy_vs_budget
+    from tiny_gpt import load_checkpoint
+
+    _require_job(name, s, **{f"models[{i}]": m for i, m in enumerate(models)})
+    held = _held_out(s)
+    rows = []
+    names = ["ch2", *(m.name for m in models)]
+    with _Clock() as clock:
+        for model_name, model in zip(
+            names, [load_checkpoint(CH2_MODEL)[0], *map(model_of, models)], strict=True
+        ):
+            for mode in ("cut", "extend"):
+                for row in accuracy_vs_budget(model, held, list(s.budgets), mode=mode):
+                    rows.append({"model": model_name, **row})
+    record = {"kind": "budget", "models": names, "rows": rows, "timing": clock.record()}
+    return Output(name, record)
+
+
+def job_script(name: str, script: str, out: str, options: tuple, *inputs: Output) -> Output:
+    """A data file made by one of scripts/ (the tiny reasoners' training and evaluation).
+
+    The script runs in a fresh interpreter with ``--out`` in a scratch folder and, when the job
+    has a dependency, ``--checkpoint`` on that dependency's checkpoint; the files it writes
+    become the job's files, which ``scripts/run_r1.py`` copies into data/.
+    """
+    import subprocess
+    import sys
+
+    require_choice("script", script, [v[0] for v in SCRIPT_JOBS.values()])
+    require_str("name", name)
+    require_str("out", out)
+    if "/" in out or not out.endswith(".json"):
+        raise ValueError(f"out must be a .json file name, got {out!r:.80}")
+    if not isinstance(options, tuple) or not all(isinstance(o, str) for o in options):
+        raise TypeError(f"options must be a tuple of strings, got {options!r:.80}")
+    if not all(isinstance(dep, Output) for dep in inputs):
+        raise TypeError("inputs must be the dependencies' Outputs")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "out"
+        folder.mkdir()
+        command = [sys.executable, str(ROOT / "scripts" / script), "--out", str(folder / out)]
+        for dep in inputs:
+            for file_name, data in dep.files.items():
+                (Path(tmp) / file_name).write_bytes(data)
+            (json_name,) = [n for n in dep.files if n.endswith(".json")]
+            command += ["--checkpoint", str(Path(tmp) / json_name)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "code")}
+        with _Clock() as clock:
+            done = subprocess.run(
+                [*command, *options], env=env, capture_output=True, text=True, check=False
+            )
+        if done.returncode != 0:
+            raise RuntimeError(f"{script} failed ({done.returncode}): {done.stderr[-2000:]}")
+        files = {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    record = {
+        "kind": "script",
+        "script": script,
+        "options": list(options),
+        "inputs": [dep.name for dep in inputs],
+        "files": sorted(files),
+        "stdout": done.stdout.splitlines()[-5:],
+        "timing": clock.record(),
+    }
+    return Output(name, record, files)
+
+
+# The recorded files of data/ that scripts make, as jobs: name -> (script, file, options,
+# dependencies, CPUs). Thread counts are the ones the shipped files were recorded with.
+SCRIPT_JOBS = {
+    "tiny_reasoner": ("train_tiny_reasoner.py", "tiny_reasoner.json", ("--threads", "2"), (), 2),
+    "tiny_reasoner_eval": (
+        "eval_tiny_reasoner.py",
+        "tiny_reasoner_eval.json",
+        ("--threads", "2"),
+        ("tiny_reasoner",),
+        2,
+    ),
+    "r1_exercise3": ("run_r1_exercise.py", "r1_exercise3.json", (), (), 2),
+}
+
+
+def graph(s: Settings | None = None) -> dict[str, Job]:
+    """Every job of chapter 11's runs, by name, with its dependencies."""
+    s = Settings() if s is None else s
+    if not isinstance(s, Settings):
+        raise TypeError(f"s must be a Settings or None, got {type(s).__name__}")
+    jobs = [
+        Job("base4", job_pretrain, (s, 4)),
+        Job("base2", job_pretrain, (s, 2)),
+        Job("cold", job_sft, (s, "cold_start", s.cold_start), ("base4",)),
+        Job("rs", job_rejection, (s,), ("rl_grpo_s0",)),
+        Job("stage3", job_sft, (s, "rs", s.sft_large), ("base4", "rs")),
+        Job("stage4_s0", job_rl, (s, "grpo", 0), ("stage3",)),
+        Job("distill", job_sft, (s, "rs", s.sft_large), ("base2", "rs")),
+        Job("budget", job_budget, (s,), ("cold", "rl_grpo_s0")),
+    ]
+    for seed in s.seeds:
+        for objective in OBJECTIVES:
+            jobs.append(Job(f"rl_{objective}_s{seed}", job_rl, (s, objective, seed), ("cold",)))
+        jobs.append(Job(f"zero_s{seed}", job_rl, (s, "grpo", seed), ("base4",)))
+        jobs.append(Job(f"student_rl_s{seed}", job_rl, (s, "grpo", seed), ("base2",)))
+    for name, (script, out, options, deps, cpus) in SCRIPT_JOBS.items():
+        jobs.append(Job(name, job_script, (script, out, options), deps, cpus=cpus))
+    return {job.name: job for job in jobs}
