@@ -153,7 +153,7 @@ def advantages_for(rewards: Tensor, objective: str) -> Tensor:
     return LOSSES[objective].advantages(rewards).reshape(-1)
 
 
-class Objective(NamedTuple):
+class _Objective(NamedTuple):
     """One row of the objective switch: the advantage, the loss, what it reads from the config."""
 
     advantages: Callable[[Tensor], Tensor]  # (B, G) rewards -> (B, G) advantages
@@ -163,32 +163,32 @@ class Objective(NamedTuple):
 
 
 #: The objective switch, as TRL's loss switch: one vocabulary, one row per objective.
-LOSSES: dict[str, Objective] = {
-    "grpo": Objective(
+LOSSES: dict[str, _Objective] = {
+    "grpo": _Objective(
         group_relative_advantages,
         grpo_surrogate,
         lambda c: {"clip_eps": c.clip_eps},
         lambda c: (c.clip_eps, c.clip_eps),
     ),
-    "dr_grpo": Objective(
+    "dr_grpo": _Objective(
         centered_advantages,
         dr_grpo_surrogate,
         lambda c: {"clip_eps": c.clip_eps, "max_len": c.dr_grpo_max_len},
         lambda c: (c.clip_eps, c.clip_eps),
     ),
-    "dapo": Objective(  # token-level: every token of the batch weighs the same
+    "dapo": _Objective(  # token-level: every token of the batch weighs the same
         group_relative_advantages,
         dapo_surrogate,
         lambda c: {"clip_low": c.clip_eps, "clip_high": c.clip_high},
         lambda c: (c.clip_eps, c.clip_high),
     ),
-    "gspo": Objective(
+    "gspo": _Objective(
         group_relative_advantages,
         gspo_surrogate,
         lambda c: {"clip_low": c.gspo_clip[0], "clip_high": c.gspo_clip[1]},
         lambda c: c.gspo_clip,
     ),
-    "cispo": Objective(
+    "cispo": _Objective(
         group_relative_advantages,
         cispo_surrogate,
         lambda c: {"eps_high": c.cispo_eps_high},

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from conftest import executed
+from objectives import OBJECTIVE_LABELS
 
 STEM = "05-dr-grpo"
 
@@ -59,6 +60,8 @@ def test_length_drift_claims():
     assert abs(v["dr_wrong_end"] - 20) < 3  # Dr. GRPO: no trend
     drift = executed(STEM).defines["drift"]
     assert {r["method"] for r in drift} == {"grpo", "dr_grpo"}
+    # the widgets name the methods with code/objectives.py's labels, not a copy in JS
+    assert executed(STEM).defines["objective_labels"] == OBJECTIVE_LABELS
 
 
 def test_difficulty_claims():

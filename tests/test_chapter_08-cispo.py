@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT, executed
+from objectives import OBJECTIVE_LABELS
 
 STEM = "08-cispo"
 
@@ -89,7 +90,8 @@ def test_pitfall_numbers(run):
 
 
 def test_payload(run):
-    assert set(run.defines) == {"cispo_tokens"}
+    assert set(run.defines) == {"cispo_tokens", "objective_labels"}
+    assert run.defines["objective_labels"] == OBJECTIVE_LABELS  # names defined once, in Python
     assert [t["label"] for t in run.defines["cispo_tokens"]] == [
         "the",
         "answer",

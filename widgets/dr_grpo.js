@@ -2,19 +2,29 @@
 //
 //   difficultyWeightChart  GRPO's per-question weight 1 / (std + eps) against Dr. GRPO's flat 1
 //   lengthPushChart        the per-token push on a right and a wrong response of chosen lengths
-//   lengthDriftChart       the Python length-drift simulation (grpo_variants.length_drift_simulation)
+//   lengthDriftChart       the Python length-drift simulation (dr_grpo.length_drift_simulation)
 //
 // The maths lives in dr_grpo_math.js (difficultyWeight, perTokenPush), tested against Python.
+// The two methods' names come from the chapter (`labels`: code/objectives.py's OBJECTIVE_LABELS).
 import {difficultyWeight, perTokenPush} from "./dr_grpo_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 
-const GRPO = "GRPO";
-const DR = "Dr. GRPO";
-const COLORS = {domain: [GRPO, DR], range: ["#e07b00", "#3867d6"]};
+const RANGE = ["#e07b00", "#3867d6"];
+
+/** The two series names, GRPO's and Dr. GRPO's, and their colour scale. */
+function methods(labels) {
+  const GRPO = labels.grpo;
+  const DR = labels.dr_grpo;
+  if (typeof GRPO !== "string" || typeof DR !== "string") {
+    throw new TypeError("labels must map grpo and dr_grpo to their names");
+  }
+  return {GRPO, DR, COLORS: {domain: [GRPO, DR], range: RANGE}};
+}
 
 /** Weight curves over p = 0.01 .. 0.99 for both methods. */
-export function difficultyCurves(eps = 1e-2) {
+export function difficultyCurves(labels, eps = 1e-2) {
+  const {GRPO, DR} = methods(labels);
   const rows = [];
   for (let k = 1; k <= 99; k++) {
     const p = k / 100;
@@ -24,7 +34,8 @@ export function difficultyCurves(eps = 1e-2) {
   return rows;
 }
 
-export function difficultyWeightChart({Plot, html, width}, {p, table, eps = 1e-2}) {
+export function difficultyWeightChart({Plot, html, width}, {p, table, labels, eps = 1e-2}) {
+  const {GRPO, DR, COLORS} = methods(labels);
   const w = difficultyWeight(p, eps);
   const balanced = difficultyWeight(0.5, eps);
   const advRight = (1 - p) * w; // GRPO's advantage of a right answer; Dr. GRPO's is 1 - p
@@ -38,14 +49,14 @@ export function difficultyWeightChart({Plot, html, width}, {p, table, eps = 1e-2
     y: {label: "weight on the question's advantages", domain: [0, 10], grid: true},
     color: {legend: true, ...COLORS},
     marks: [
-      Plot.line(difficultyCurves(eps), {x: "p", y: "weight", stroke: "method", strokeWidth: 2}),
+      Plot.line(difficultyCurves(labels, eps), {x: "p", y: "weight", stroke: "method", strokeWidth: 2}),
       Plot.dot(table, {x: "p", y: "weight", stroke: COLORS.range[0], r: 5, title: (d) => `printed above: ${d.weight.toFixed(2)}`}),
       Plot.ruleX([p], {stroke: "#888", strokeDasharray: "4,3"}),
       Plot.dot([{p, weight: w, method: GRPO}, {p, weight: 1, method: DR}], {x: "p", y: "weight", fill: "method", r: 6, stroke: "var(--bs-body-bg, white)"}),
       Plot.text([{p, weight: w}], {
         x: "p",
         y: "weight",
-        text: (d) => `GRPO ×${d.weight.toFixed(2)}`,
+        text: (d) => `${GRPO} ×${d.weight.toFixed(2)}`,
         textAnchor: p > 0.5 ? "end" : "start",
         dx: p > 0.5 ? -10 : 10,
         dy: -8,
@@ -66,7 +77,8 @@ export function difficultyWeightChart({Plot, html, width}, {p, table, eps = 1e-2
 }
 
 /** Per-token push magnitude against length, for both methods (the two curves of the left panel). */
-export function pushCurves(maxLen) {
+export function pushCurves(labels, maxLen) {
+  const {GRPO, DR} = methods(labels);
   const rows = [];
   for (let n = 1; n <= maxLen; n = Math.ceil(n * 1.15)) {
     const [rec] = perTokenPush([n, maxLen], [1, -1], maxLen);
@@ -76,7 +88,8 @@ export function pushCurves(maxLen) {
   return rows;
 }
 
-export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, maxLen, demo}) {
+export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, maxLen, demo, labels}) {
+  const {GRPO, DR, COLORS} = methods(labels);
   const [right, wrong] = perTokenPush([rightLength, wrongLength], [1, -1], maxLen);
   const points = [];
   for (const [name, rec] of [["right answer", right], ["wrong answer", wrong]]) {
@@ -106,7 +119,7 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
     color: {legend: true, ...COLORS},
     symbol: {legend: true, domain: ["right answer", "wrong answer"], range: ["circle", "times"]},
     marks: [
-      Plot.line(pushCurves(maxLen), {x: "length", y: "push", stroke: "method", strokeOpacity: 0.6}),
+      Plot.line(pushCurves(labels, maxLen), {x: "length", y: "push", stroke: "method", strokeOpacity: 0.6}),
       Plot.dot(demoDots, {x: "length", y: "push", stroke: "method", r: 2.5, strokeOpacity: 0.6}),
       Plot.dot(points, {x: "length", y: "push", stroke: "method", symbol: "response", r: 7, strokeWidth: 2.5})
     ]
@@ -147,7 +160,8 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
   </div>`;
 }
 
-export function lengthDriftChart({Plot, html, width}, records) {
+export function lengthDriftChart({Plot, html, width}, records, labels) {
+  const {GRPO, DR, COLORS} = methods(labels);
   const rows = records.flatMap((r) => [
     {method: r.method === "grpo" ? GRPO : DR, track: "wrong chains", step: r.step, length: r.wrong_length},
     {method: r.method === "grpo" ? GRPO : DR, track: "right chains", step: r.step, length: r.right_length}

@@ -2,36 +2,46 @@
 // Recheck, Wait). For the chosen eps_high, reflectionGradients (mirroring
 // cispo.demonstrate_reflection_token: ppo_clip_mask for GRPO, the detached upper-only clip for
 // CISPO) gives every token's push on log pi; the lower chart counts the fork tokens still
-// learning as eps_high sweeps.
+// learning as eps_high sweeps. The two methods' names come from the chapter (`labels`:
+// code/objectives.py's OBJECTIVE_LABELS).
 import {reflectionGradients} from "./cispo_math.js";
 import {ink} from "./ink.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 
-const METHODS = ["GRPO", "CISPO"];
+/** The two series names, GRPO's and CISPO's. */
+function methods(labels) {
+  if (typeof labels?.grpo !== "string" || typeof labels?.cispo !== "string") {
+    throw new TypeError("labels must map grpo and cispo to their names");
+  }
+  return [labels.grpo, labels.cispo];
+}
 
-export function keptSweep(tokens, steps = 90) {
+export function keptSweep(tokens, labels, steps = 90) {
+  const [GRPO, CISPO] = methods(labels);
   const rows = [];
   for (let k = 0; k <= steps; k++) {
     const eps = 0.05 + (0.9 * k) / steps;
     const res = reflectionGradients(tokens, eps, eps);
-    rows.push({eps, method: "GRPO", kept: res.kept_grpo});
-    rows.push({eps, method: "CISPO", kept: res.kept_cispo});
+    rows.push({eps, method: GRPO, kept: res.kept_grpo});
+    rows.push({eps, method: CISPO, kept: res.kept_cispo});
   }
   return rows;
 }
 
-export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh) {
+export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh, labels) {
+  const METHODS = methods(labels);
+  const [GRPO, CISPO] = METHODS;
   const res = reflectionGradients(tokens, epsHigh, epsHigh);
   const N = tokens.length;
   const name = (t) => (t.is_fork ? `★ ${t.label}` : t.label);
   const order = res.tokens.map(name);
   // -N * d loss / d log pi: the push the token's log-probability receives (positive = raised).
   const bars = res.tokens.flatMap((t) => [
-    {token: name(t), method: "GRPO", push: -N * t.grad_grpo + 0, ratio: t.ratio, fork: t.is_fork},
-    {token: name(t), method: "CISPO", push: -N * t.grad_cispo + 0, ratio: t.ratio, fork: t.is_fork}
+    {token: name(t), method: GRPO, push: -N * t.grad_grpo + 0, ratio: t.ratio, fork: t.is_fork},
+    {token: name(t), method: CISPO, push: -N * t.grad_cispo + 0, ratio: t.ratio, fork: t.is_fork}
   ]);
-  const silenced = bars.filter((b) => b.method === "GRPO" && b.push === 0);
+  const silenced = bars.filter((b) => b.method === GRPO && b.push === 0);
   const color = {legend: true, domain: METHODS, range: ["#ef8a2f", "#3ca951"]};
   const chart = markGroups(Plot.plot({
     ariaLabel: "Push on each token's log-probability, GRPO against CISPO",
@@ -53,7 +63,7 @@ export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh) {
       Plot.ruleX([0])
     ]
   }));
-  const sweep = keptSweep(tokens);
+  const sweep = keptSweep(tokens, labels);
   const sweepChart = markGroups(Plot.plot({
     ariaLabel: "Fork tokens still learning against the clip ceiling",
     ariaDescription: "Number of fork tokens that still receive a gradient as the clip ceiling epsilon grows, one line each for GRPO and CISPO.",
