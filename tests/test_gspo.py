@@ -74,7 +74,7 @@ def test_sequence_ratio_mask_reads_only_valid_tokens():
     "new, old, mask, exc, word",
     [
         (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4), None, ValueError, "logp_new"),
-        (torch.zeros(4), torch.zeros(4), torch.ones(1, 4, dtype=torch.bool), ValueError, "logp_new"),
+        (torch.zeros(4), torch.zeros(4), torch.ones(1, 4).bool(), ValueError, "logp_new"),
         (torch.zeros(2, 4), torch.zeros(2, 3), None, ValueError, "logp_old"),
         (torch.full((1, 2), float("nan")), torch.zeros(1, 2), None, ValueError, "logp_new"),
         (torch.zeros(1, 2), torch.full((1, 2), float("nan")), None, ValueError, "logp_old"),
