@@ -15,8 +15,14 @@ two gutters on a phone. `chapter_page_html` builds that page:
 * the page loads the Bootswatch theme (cosmo, as `_quarto.yml` asks), the Quarto layout rules
   mirrored below, and the book's own `styles.css`, exactly as `_quarto.yml`'s `css:` does.
 
-Only layout is imitated; nothing of Quarto's source is copied. Collapsed callouts are rendered
-open, so their content is measured too (a reader can open them).
+Around the chapter the page carries Quarto's own chrome, in Quarto 1.7's markup (as its filters
+and templates write it; checked against a real render), because readers and axe-core meet it
+too: the title block (breadcrumbs, chapter number, the "Code" tools button), the table of
+contents in the margin (numbered sections, `toc-depth: 3`), callouts with their headers
+(collapsible ones as Bootstrap collapse toggles), citations linked by citeproc
+(`link-citations: true`) and the previous / next chapter links. Markup is restated, not copied;
+nothing of Quarto's source is here. Collapsed callouts keep Quarto's header (aria-expanded
+"false") but are rendered open, so their content is measured too (a reader can open them).
 """
 
 from __future__ import annotations
@@ -215,19 +221,208 @@ def _title(run: ChapterRun) -> str:
     return m.group(1) if m else run.path.stem
 
 
+CALLOUT_KIND = re.compile(r"^callout-(note|tip|warning|important|caution)$")
+
+
+def _plain(inlines: list) -> dict:
+    return {"t": "Plain", "c": inlines}
+
+
+def _div(classes: list[str], blocks: list, attrs: list | None = None, ident: str = "") -> dict:
+    # Pandoc's HTML writer prefixes an attribute that is not HTML's own with `data-`, so Quarto's
+    # "bs-toggle" comes out as data-bs-toggle; aria-* attributes are kept as they are.
+    return {"t": "Div", "c": [[ident, classes, attrs or []], blocks]}
+
+
+def _raw(text: str) -> dict:
+    return {"t": "RawBlock", "c": ["html", text]}
+
+
+def _callout(kind: str, attrs: dict, content: list, number: int) -> dict:
+    """A callout as Quarto 1.7 writes it for HTML (a titled header, an icon, a body; a collapsible
+    one's header is a Bootstrap collapse toggle for the body)."""
+    if content and content[0]["t"] == "Header":
+        title, content = content[0]["c"][2], content[1:]
+    else:
+        title = [{"t": "Str", "c": attrs.get("title") or kind.capitalize()}]
+    header = [_div(["callout-icon-container"], [_raw('<i class="callout-icon"></i>')]),
+              _div(["callout-title-container", "flex-fill"], [_plain(title)])]
+    body = _div(["callout-body-container", "callout-body"], content)
+    header_attrs: list = []
+    collapse = attrs.get("collapse")
+    if collapse is not None:
+        expanded = "false" if str(collapse).lower() == "true" else "true"
+        header.append(_raw('<div class="callout-btn-toggle d-inline-block border-0 py-1 ps-1 pe-0 '
+                           'float-end"><i class="callout-toggle"></i></div>'))
+        header_attrs = [["bs-toggle", "collapse"], ["bs-target", f".callout-{number}-contents"],
+                        ["aria-controls", f"callout-{number}"], ["aria-expanded", expanded],
+                        ["aria-label", "Toggle callout"]]
+        # Quarto adds `show` only to an expanded one; here the body is always shown (see top).
+        body = _div([f"callout-{number}-contents", "callout-collapse", "collapse", "show"], [body],
+                    ident=f"callout-{number}")
+    return _div(["callout", "callout-style-default", f"callout-{kind}", "callout-titled"],
+                [_div(["callout-header", "d-flex", "align-content-center"], header, header_attrs),
+                 body])
+
+
+def _with_callouts(blocks: list, counter: list[int]) -> list:
+    out = []
+    for block in blocks:
+        if block["t"] == "Div":
+            (ident, classes, attrs), content = block["c"]
+            content = _with_callouts(content, counter)
+            kind = next((m.group(1) for c in classes if (m := CALLOUT_KIND.match(c))), None)
+            if kind:
+                counter[0] += 1
+                block = _callout(kind, dict(attrs), content, counter[0])
+            else:
+                block = _div(classes, content, attrs, ident)
+        out.append(block)
+    return out
+
+
 @lru_cache(maxsize=32)
-def _pandoc(markdown: str) -> str:
-    return pypandoc.convert_text(
-        markdown, "html", format="markdown", extra_args=["--katex", "--section-divs", "--wrap=none"]
+def _pandoc(markdown: str, chapter_number: int | None = None) -> str:
+    """Pandoc as Quarto runs it on a chapter: KaTeX, section divs, numbered sections (N.1, N.1.1
+    in chapter N), citeproc with linked citations (the bibliography itself is on the book's
+    references page), and Quarto's callout markup."""
+    # Citeproc links citations only when it writes the bibliography too; on a book page that
+    # lives on the references page, so the list it appends (div#refs) is dropped here.
+    cite = ["--citeproc", f"--bibliography={ROOT / 'references.bib'}",
+            "--metadata=link-citations=true"]
+    doc = json.loads(pypandoc.convert_text(markdown, "json", format="markdown", extra_args=cite))
+    blocks = [b for b in doc["blocks"] if not (b["t"] == "Div" and b["c"][0][0] == "refs")]
+    doc["blocks"] = _with_callouts(blocks, [0])
+    args = ["--katex", "--section-divs", "--wrap=none"]
+    if chapter_number is not None:
+        args += ["--number-sections", f"--number-offset={chapter_number}"]
+    return pypandoc.convert_text(json.dumps(doc), "html", format="json", extra_args=args)
+
+
+@lru_cache(maxsize=1)
+def _book() -> list[dict]:
+    """The book's pages in reading order (from _quarto.yml): path, title, part and number."""
+    def title_of(path: str) -> str:
+        # The front matter's title, else the page's first heading (index.qmd: "# Preface").
+        text = (ROOT / path).read_text(encoding="utf-8")
+        m = re.search(r'^title:\s*"?(.*?)"?\s*$', text, re.M) or re.search(
+            r"^#\s+(.*?)\s*(?:\{[^}]*\})?\s*$", text, re.M)
+        return m.group(1) if m else path
+
+    pages: list[dict] = []
+
+    def walk(items: list, part: str | None) -> None:
+        for item in items:
+            if isinstance(item, dict):
+                walk(item.get("chapters", []), item.get("part"))
+                continue
+            m = re.match(r"chapters/(\d+)-", item)
+            pages.append({"path": item, "title": title_of(item), "part": part,
+                          "number": int(m.group(1)) if m else None})
+
+    walk(yaml.safe_load((ROOT / "_quarto.yml").read_text())["book"]["chapters"], None)
+    return pages
+
+
+def _book_page(run: ChapterRun) -> dict | None:
+    rel = run.path.relative_to(ROOT).as_posix() if run.path.is_relative_to(ROOT) else None
+    return next((p for p in _book() if p["path"] == rel), None)
+
+
+def _chapter_title_html(entry: dict | None, title: str) -> str:
+    if entry is None or entry["number"] is None:
+        return f'<span class="chapter-title">{html.escape(title)}</span>'
+    return (f'<span class="chapter-number">{entry["number"]}</span>&nbsp; '
+            f'<span class="chapter-title">{html.escape(title)}</span>')
+
+
+def _href(entry: dict) -> str:
+    return "../" + entry["path"].removesuffix(".qmd") + ".html"
+
+
+def title_block(run: ChapterRun) -> str:
+    """Quarto's title block: breadcrumbs (part, chapter), the numbered title, the Code button."""
+    entry, title = _book_page(run), _title(run)
+    crumbs = ""
+    if entry is not None:
+        items = ([f'<li class="breadcrumb-item"><a href="{_href(entry)}">'
+                  f'{html.escape(entry["part"])}</a></li>'] if entry["part"] else [])
+        items.append(f'<li class="breadcrumb-item"><a href="{_href(entry)}">'
+                     f'{_chapter_title_html(entry, title)}</a></li>')
+        crumbs = ('<nav class="quarto-page-breadcrumbs quarto-title-breadcrumbs d-none d-lg-block" '
+                  f'aria-label="breadcrumb"><ol class="breadcrumb">{"".join(items)}</ol></nav>')
+    return (
+        f'<header id="title-block-header" class="quarto-title-block default">{crumbs}'
+        '<div class="quarto-title"><div class="quarto-title-block"><div>'
+        f'<h1 class="title">{_chapter_title_html(entry, title)}</h1>'
+        '<button type="button" class="btn code-tools-button dropdown-toggle" '
+        'id="quarto-code-tools-menu" data-bs-toggle="dropdown" aria-expanded="false">'
+        '<i class="bi"></i> Code</button>'
+        '<ul class="dropdown-menu dropdown-menu-end" aria-labelelledby="quarto-code-tools-menu">'
+        '<li><a id="quarto-show-all-code" class="dropdown-item" href="javascript:void(0)" '
+        'role="button">Show All Code</a></li>'
+        '<li><a id="quarto-hide-all-code" class="dropdown-item" href="javascript:void(0)" '
+        'role="button">Hide All Code</a></li></ul></div></div></div></header>'
     )
+
+
+SECTION_HEADING = re.compile(
+    r'<section id="([^"]+)" class="level([23])[^"]*"[^>]*>\s*<h\2[^>]*>(.*?)</h\2>', re.S
+)
+
+
+def table_of_contents(body: str) -> str:
+    """Quarto's margin TOC (`toc: true`, `toc-depth: 3`) for the chapter body's sections."""
+    items: list[tuple[int, str]] = []
+    for ident, level, heading in SECTION_HEADING.findall(body):
+        link = (f'<a href="#{ident}" id="toc-{ident}" class="nav-link{" active" if not items else ""}"'
+                f' data-scroll-target="#{ident}">{heading.strip()}</a>')
+        items.append((int(level), link))
+    parts, open_sub = ["<ul>"], False
+    for level, link in items:
+        if level == 3 and not open_sub:
+            # Quarto writes the sub-list `collapse` and its script opens the active one; all are
+            # open here, so every entry is on the page.
+            parts[-1] = parts[-1].removesuffix("</li>")
+            parts.append("<ul>")
+            open_sub = True
+        elif level == 2 and open_sub:
+            parts.append("</ul></li>")
+            open_sub = False
+        parts.append(f"<li>{link}</li>")
+    parts.append("</ul></li></ul>" if open_sub else "</ul>")
+    return ('<nav id="TOC" role="doc-toc" class="toc-active">'
+            f'<h2 id="toc-title">Table of contents</h2>{"".join(parts)}</nav>')
+
+
+def page_navigation(run: ChapterRun) -> str:
+    """Quarto's previous / next links at the foot of a book page."""
+    entry = _book_page(run)
+    if entry is None:
+        return ""
+    pages = _book()
+    i = pages.index(entry)
+    sides = []
+    for side, other in (("previous", pages[i - 1] if i else None),
+                        ("next", pages[i + 1] if i + 1 < len(pages) else None)):
+        if other is None:
+            continue
+        text = f'<span class="nav-page-text">{_chapter_title_html(other, other["title"])}</span>'
+        arrow = f'<i class="bi bi-arrow-{"left" if side == "previous" else "right"}-short"></i>'
+        inner = f"{arrow} {text}" if side == "previous" else f"{text} {arrow}"
+        sides.append(f'<div class="nav-page nav-page-{side}"><a href="{_href(other)}" '
+                     f'class="pagination-link" aria-label="{html.escape(other["title"])}">'
+                     f"{inner}</a></div>")
+    return f'<nav class="page-navigation">{"".join(sides)}</nav>'
 
 
 def render_body(run: ChapterRun) -> str:
     """The chapter's prose through pandoc, with each cell's HTML in its place."""
     markdown, blocks = _cell_blocks(run)
+    entry = _book_page(run)
+    html_body = _pandoc(markdown, entry["number"] if entry else None)
     # Quarto gives every pandoc table Bootstrap's `table` class (format-html-bootstrap.ts).
-    body = re.sub(r"<table(?=[\s>])(?![^>]*class=)", '<table class="table"', _pandoc(markdown))
-    # Collapsed callouts open: their content is on the page the moment a reader clicks.
+    body = re.sub(r"<table(?=[\s>])(?![^>]*class=)", '<table class="table"', html_body)
     return PLACEHOLDER_HTML.sub(lambda m: blocks[int(m.group(1))], body)
 
 
@@ -241,7 +436,9 @@ def theme_css() -> str:
 
 
 def after_body() -> str:
-    """The files _quarto.yml's `include-after-body` puts at the end of every page, as Quarto does."""
+    """The files _quarto.yml's `include-after-body` puts on every page. Quarto puts them where
+    the content ends, right after </main>: before its own scripts and before the previous / next
+    links, which are not in the document yet when an included script runs."""
     html_format = yaml.safe_load((ROOT / "_quarto.yml").read_text())["format"]["html"]
     files = html_format.get("include-after-body") or []
     return "\n".join((ROOT / f).read_text() for f in ([files] if isinstance(files, str) else files))
@@ -262,6 +459,7 @@ def chapter_page_html(run: ChapterRun) -> str:
     module = json.dumps({"contents": contents}).replace("</", "<\\/")
     katex = f"/npm/katex@{KATEX_VERSION}/dist"
     title = html.escape(_title(run))
+    body = render_body(run)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -275,11 +473,13 @@ def chapter_page_html(run: ChapterRun) -> str:
 <body class="nav-sidebar floating">
 <div id="quarto-content" class="quarto-container page-columns page-rows-contents page-layout-article">
 <div id="quarto-sidebar" class="sidebar sidebar-navigation floating"></div>
-<div id="quarto-margin-sidebar" class="sidebar margin-sidebar"></div>
+<div id="quarto-margin-sidebar" class="sidebar margin-sidebar">{table_of_contents(body)}</div>
 <main class="content" id="quarto-document-content">
-<header id="title-block-header"><h1 class="title">{title}</h1></header>
-{render_body(run)}
+{title_block(run)}
+{body}
 </main>
+{after_body()}
+{page_navigation(run)}
 </div>
 <script>
 // Quarto's typesetMath (its pandoc template): KaTeX on every span.math, these options.
@@ -293,5 +493,4 @@ for (const el of document.getElementsByClassName("math")) {{
 <script type="ojs-module-contents">{module}</script>
 {defines}
 <script type="module" src="/tests/ojs/.build/runner.bundle.js"></script>
-{after_body()}
 </body></html>"""

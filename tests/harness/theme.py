@@ -7,6 +7,9 @@ show what a reader sees. `dress_page` adds, before the page loads, what the real
   cosmo (Quarto enables the dark stylesheet without disabling the light one), and the body class
   Quarto's toggle sets (`quarto-light` / `quarto-dark`);
 - the book's own `styles.css`, as `css: styles.css` in _quarto.yml loads it;
+- the rules of Quarto's own stylesheet that colour its page chrome (section numbers, citation
+  links, the code-fold summary, the Code button, breadcrumbs and the previous / next links), each
+  theme's compiled values;
 - the few rules of Quarto's own stylesheet that touch widgets, written out here in terms of
   Bootstrap's CSS variables: form controls painted with the page background, inline code on
   `$code-bg` (gray-100 in both themes), and the `--mermaid-*` colours Quarto's mermaid theme uses;
@@ -47,6 +50,30 @@ code { color: #7d12ba; }
   --mermaid-node-bg-color: color-mix(in srgb, var(--bs-primary) 10%, transparent);
 }
 """
+
+# Quarto's rules for its own page chrome (tests/harness/page.py draws the markup), with the values
+# its SCSS compiles to for each theme: cosmo's link colour as Quarto overrides it; section numbers
+# in the body's secondary colour (`body-secondary`); citations and footnote marks without their
+# underline; the folded cell's summary, the Code tools button, the previous / next links and the
+# current breadcrumb in $gray-600, the same grey on both themes.
+QUARTO_CHROME_RULES = {
+    "light": """
+:root { --bs-link-color: #2761e3; --bs-link-color-rgb: 39, 97, 227; }
+.header-section-number { color: hsl(210, 10.3448%, 47.745%); }
+""",
+    "dark": """
+.header-section-number { color: hsl(0, 0%, 75%); }
+""",
+    "both": """
+.nav-link.active .header-section-number { color: inherit; }
+.citation a, .footnote-ref { text-decoration: none; }
+details > summary { color: #6c757d; }
+.code-tools-button { color: #6c757d; background-color: transparent; }
+.nav-page a { color: #6c757d; text-decoration: none; display: flex; align-items: center; }
+.quarto-title-breadcrumbs .breadcrumb { margin-bottom: 0.5em; font-size: 0.9rem; }
+.quarto-title-breadcrumbs .breadcrumb li:last-of-type a { color: #6c757d; }
+""",
+}
 
 # Runs in the page before any of its scripts: add the stylesheets and body class, and watch
 # each OJS cell's output as Quarto's runtime does.
@@ -89,6 +116,8 @@ def theme_css(mode: str) -> str:
         # request would be a console error. Typefaces do not change colours.
         sheets.append(re.sub(r"@import url\([^)]*\);?", "", path.read_text()))
     sheets.append(QUARTO_RULES)
+    # Quarto compiles one stylesheet per theme, so the dark values replace the light ones.
+    sheets += [QUARTO_CHROME_RULES[mode], QUARTO_CHROME_RULES["both"]]
     book_css = ROOT / "styles.css"
     if book_css.exists():
         sheets.append(book_css.read_text())
