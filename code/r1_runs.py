@@ -533,7 +533,9 @@ def sharpening(doc: Mapping, before: str = "cold", after: str = "rl_grpo_s0") ->
     ``n_up``/``n_down`` count the problems whose right chains rose or fell; the *hard* problems
     are those `before` got at most `HARD_MAX` right; ``newly_solved``/``newly_lost`` count the
     problems one model never solved and the other did; ``after_max``/``after_min`` range over the
-    five objectives' seed-0 models at ``k_full``, ``n_below`` how many of them are below `before`.
+    five objectives' seed-0 models at ``k_full``, ``n_below`` how many of them are below `before`;
+    ``gain_min``/``gain_max`` are the smallest and largest factor by which an objective's seed-0
+    model multiplied `before`'s pass@1 (``gain_min_by``/``gain_max_by`` name the objectives).
     """
     _check_doc(doc)
     _require_run(doc, before)
@@ -546,7 +548,14 @@ def sharpening(doc: Mapping, before: str = "cold", after: str = "rl_grpo_s0") ->
     k_half = n // 2
     before_full = _r3(_passk(doc, before, n))
     after_full = {o: _r3(_passk(doc, f"rl_{o}_s0", n)) for o in OBJECTIVE_LABELS}
+    # How many times pass@1 each objective's seed-0 model reached, over `before`'s.
+    gain = {o: _passk(doc, f"rl_{o}_s0", 1) / _passk(doc, before, 1) for o in OBJECTIVE_LABELS}
+    least, most = min(gain, key=gain.get), max(gain, key=gain.get)
     return {
+        "gain_min": round(gain[least], 2),
+        "gain_min_by": OBJECTIVE_LABELS[least],
+        "gain_max": round(gain[most], 2),
+        "gain_max_by": OBJECTIVE_LABELS[most],
         "k_half": k_half,
         "k_full": n,
         "before_p1": _r3(_passk(doc, before, 1)),

@@ -38,7 +38,6 @@ def test_exercise_reads_the_recorded_run():
 @pytest.mark.parametrize("claim", [
     "only a\n  few percent of token ratios leave GRPO's range",
     "it catches most chains on the second step",
-    "RL roughly doubles pass@1",
 ])
 def test_claims_awaiting_the_clip_fraction_rerun_are_marked(claim):
     text = PATH.read_text()
@@ -46,6 +45,15 @@ def test_claims_awaiting_the_clip_fraction_rerun_are_marked(claim):
     after = text[text.index(claim):]
     paragraph_end = after.find("\n\n")
     assert LEAD_MARK in after[:paragraph_end], f"{claim!r} lost its {LEAD_MARK}"
+
+
+def test_the_summary_names_the_objectives_the_records_rank_first_and_last():
+    # The summary names them in prose ("by between 1.47 (Dr. GRPO) and 2.34 (DAPO)"); a rerun
+    # that reorders the objectives must fail here rather than print a wrong sentence.
+    k = r1_runs.sharpening(r1_runs.load_records())
+    assert (k["gain_min_by"], k["gain_max_by"]) == ("Dr. GRPO", "DAPO")
+    text = PATH.read_text()
+    assert '`{python} K["gain_min"]`\n  (Dr. GRPO) and `{python} K["gain_max"]` (DAPO)' in text
 
 
 def test_every_stage_of_what_deepseek_did_is_cited():
