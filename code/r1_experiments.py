@@ -31,10 +31,10 @@ import torch
 
 from checks import require_choice, require_int, require_seed, require_str
 from job_graph import Job, Output
+from objectives import OBJECTIVES
 
 ROOT = Path(__file__).resolve().parents[1]
 CH2_MODEL = ROOT / "data" / "tiny_reasoner.json"  # chapter 2's reasoner, shipped in data/
-OBJECTIVES = ("grpo", "dr_grpo", "dapo", "gspo", "cispo")
 
 
 @dataclass(frozen=True)
