@@ -262,6 +262,7 @@ def _schedule(ray, jobs, store, todo, expected, log) -> dict[str, str]:
     waiting, failed = list(todo), {}
     done: list[str] = []
     start = time.perf_counter()
+    started: dict[str, float] = {}  # when each running job was submitted
 
     def ref_of(name: str):
         if name not in refs:  # recorded by an earlier run: put its output in the store once
@@ -269,7 +270,10 @@ def _schedule(ray, jobs, store, todo, expected, log) -> dict[str, str]:
         return refs[name]
 
     def progress() -> None:
-        left = sum(expected.get(n, 60.0) for n in [*waiting, *running.values()])
+        now = time.perf_counter()
+        left = sum(expected.get(n, 60.0) for n in waiting) + sum(
+            max(expected.get(n, 60.0) - (now - started[n]), 0.0) for n in running.values()
+        )
         eta = f", about {_clock(left / capacity)} left" if expected else ""
         log(
             f"{time.strftime('%H:%M:%S')} done {len(done)}/{len(todo)}, running "
@@ -296,7 +300,7 @@ def _schedule(ray, jobs, store, todo, expected, log) -> dict[str, str]:
                         retry_exceptions=True,
                     )
                     ref = task.remote(job, *(ref_of(d) for d in job.deps))
-                    refs[name], running[ref] = ref, name
+                    refs[name], running[ref], started[name] = ref, name, time.perf_counter()
                     busy += job.cpus
                     log(f"start {name}")
             if not running:
