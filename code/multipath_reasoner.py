@@ -324,10 +324,37 @@ def vote_ceiling(mean_accuracy: float, correlation: float, threshold: float = 0.
     threshold = require_float("threshold", threshold, low=0.0, high=1.0)
     if rho == 0:
         return float(mean > threshold)
-    from scipy.stats import beta  # only this exercise needs scipy
-
     total = 1 / rho - 1
-    return float(beta.sf(threshold, mean * total, (1 - mean) * total))
+    return 1.0 - _beta_cdf(threshold, mean * total, (1 - mean) * total)
+
+
+def _beta_cdf(x: float, a: float, b: float) -> float:
+    """The regularised incomplete beta function I_x(a, b), by its continued fraction (Lentz)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):  # the fraction converges fast only on this side
+        return 1.0 - _beta_cdf(1 - x, b, a)
+    log_front = a * math.log(x) + b * math.log1p(-x) - math.log(a)
+    log_front -= math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 500):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return math.exp(log_front) * f
 
 
 def powers_of_two(n: int) -> list[int]:
