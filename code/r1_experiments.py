@@ -354,12 +354,15 @@ def job_budget(name: str, s: Settings, *models: Output) -> Output:
     return Output(name, record)
 
 
-def job_script(name: str, script: str, out: str, options: tuple, *inputs: Output) -> Output:
+def job_script(
+    name: str, script: str, out: str, options: tuple, dep_options: tuple, *inputs: Output
+) -> Output:
     """A data file made by one of scripts/ (the tiny reasoners' training and evaluation).
 
-    The script runs in a fresh interpreter with ``--out`` in a scratch folder and, when the job
-    has a dependency, ``--checkpoint`` on that dependency's checkpoint; the files it writes
-    become the job's files, which ``scripts/run_r1.py`` copies into data/.
+    The script runs in a fresh interpreter with ``--out`` in a scratch folder and, for each
+    dependency, the option in ``dep_options`` (e.g. ``--checkpoint``) on that dependency's
+    checkpoint; the files it writes become the job's files, which ``scripts/run_r1.py`` copies
+    into data/.
     """
     import subprocess
     import sys
@@ -373,15 +376,18 @@ def job_script(name: str, script: str, out: str, options: tuple, *inputs: Output
         raise TypeError(f"options must be a tuple of strings, got {options!r:.80}")
     if not all(isinstance(dep, Output) for dep in inputs):
         raise TypeError("inputs must be the dependencies' Outputs")
+    if not isinstance(dep_options, tuple) or len(dep_options) != len(inputs):
+        raise ValueError(f"dep_options must give one option per dependency ({len(inputs)})")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "out"
         folder.mkdir()
         command = [sys.executable, str(ROOT / "scripts" / script), "--out", str(folder / out)]
-        for dep in inputs:
+        for option, dep in zip(dep_options, inputs, strict=True):
+            (Path(tmp) / dep.name).mkdir()
             for file_name, data in dep.files.items():
-                (Path(tmp) / file_name).write_bytes(data)
+                (Path(tmp) / dep.name / file_name).write_bytes(data)
             (json_name,) = [n for n in dep.files if n.endswith(".json")]
-            command += ["--checkpoint", str(Path(tmp) / json_name)]
+            command += [option, str(Path(tmp) / dep.name / json_name)]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "code")}
         with _Clock() as clock:
             done = subprocess.run(
@@ -403,15 +409,30 @@ def job_script(name: str, script: str, out: str, options: tuple, *inputs: Output
 
 
 # The recorded files of data/ that scripts make, as jobs: name -> (script, file, options,
-# dependencies, CPUs). Thread counts are the ones the shipped files were recorded with.
+# dependencies as (option, job) pairs, CPUs). The options are those the shipped files were
+# recorded with (thread counts included: they decide the bits).
 SCRIPT_JOBS = {
     "tiny_reasoner": ("train_tiny_reasoner.py", "tiny_reasoner.json", ("--threads", "2"), (), 2),
     "tiny_reasoner_eval": (
         "eval_tiny_reasoner.py",
         "tiny_reasoner_eval.json",
         ("--threads", "2"),
-        ("tiny_reasoner",),
+        (("--checkpoint", "tiny_reasoner"),),
         2,
+    ),
+    "multipath_reasoner": (
+        "train_multipath_reasoner.py",
+        "tiny_reasoner_multipath.json",
+        ("--threads", "1"),
+        (),
+        1,
+    ),
+    "multipath_eval": (
+        "eval_multipath.py",
+        "multipath_eval.json",
+        ("--threads", "1"),
+        (("--single", "tiny_reasoner"), ("--multi", "multipath_reasoner")),
+        1,
     ),
     "r1_exercise3": ("run_r1_exercise.py", "r1_exercise3.json", (), (), 2),
 }
@@ -438,5 +459,6 @@ def graph(s: Settings | None = None) -> dict[str, Job]:
         jobs.append(Job(f"zero_s{seed}", job_rl, (s, "grpo", seed), ("base4",)))
         jobs.append(Job(f"student_rl_s{seed}", job_rl, (s, "grpo", seed), ("base2",)))
     for name, (script, out, options, deps, cpus) in SCRIPT_JOBS.items():
-        jobs.append(Job(name, job_script, (script, out, options), deps, cpus=cpus))
+        dep_options, dep_names = tuple(o for o, _ in deps), tuple(d for _, d in deps)
+        jobs.append(Job(name, job_script, (script, out, options, dep_options), dep_names, cpus))
     return {job.name: job for job in jobs}

@@ -2,7 +2,7 @@
 
     python scripts/run_r1.py                       # every R1 job not yet recorded, on this machine
     python scripts/run_r1.py --jobs rl_grpo_s0 rl_dr_grpo_s0
-    python scripts/run_r1.py --jobs tiny_reasoner tiny_reasoner_eval r1_exercise3
+    python scripts/run_r1.py --jobs tiny_reasoner multipath_reasoner multipath_eval
     python scripts/run_r1.py --address auto        # on the Ray cluster this machine belongs to
     python scripts/run_r1.py --assemble            # only rebuild data/ from runs/
 
@@ -12,8 +12,8 @@ runs/files/<job>/; a recorded job is never recomputed, so an interrupted run res
 
 - data/r1_runs.json gathers every R1 record (chapter 11 reads it) and data/r1_cold_start.*
   ships the stage-1 model;
-- a script job's files (tiny_reasoner.*, tiny_reasoner_eval.json, r1_exercise3.json) are copied
-  into data/.
+- a script job's files (the two tiny reasoners, their evaluations, r1_exercise3.json) are
+  copied into data/.
 
 Every job runs seeded on its declared thread count (one for the R1 jobs), so the same machine
 writes the same records however many workers run them, on Ray or alone (`--alone`).
