@@ -39,7 +39,9 @@ def test_vote_curve_widget_reads_the_recorded_numbers(open_chapter):
 
 
 def test_live_sampler_switches_model_and_shows_routes(open_chapter):
-    page = open_chapter(STEM)
+    # A page of its own (another viewport width, so another cache key): the shared page that
+    # test_widgets_tiny_reasoner drives keeps the default model and inputs.
+    page = open_chapter(STEM, width=1000)
     problems = executed(STEM).defines["tr_problems"]
     page.current_problem = problems[0]["problem"]
     page.set_input("Model", "multi-path (three routes)")
