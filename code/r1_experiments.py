@@ -238,7 +238,7 @@ def job_sft(name: str, s: Settings, data: str, sft: dict, start: Output, pairs_f
 
     _require_job(name, s, start=start)
     require_choice("data", data, ("cold_start", "rs"))
-    if not isinstance(sft, dict) or set(sft) != {"steps", "batch_size", "lr"}:
+    if not isinstance(sft, dict) or not {"steps", "batch_size", "lr"} <= set(sft):
         raise ValueError(f"sft must be a dict of steps, batch_size and lr, got {sft!r:.80}")
     if data == "rs" and not isinstance(pairs_from, Output):
         raise TypeError(f"pairs_from must be the rejection job's Output, got {pairs_from!r:.80}")
@@ -458,6 +458,13 @@ def graph(s: Settings | None = None) -> dict[str, Job]:
             jobs.append(Job(f"rl_{objective}_s{seed}", job_rl, (s, objective, seed), ("cold",)))
         jobs.append(Job(f"zero_s{seed}", job_rl, (s, "grpo", seed), ("base4",)))
         jobs.append(Job(f"student_rl_s{seed}", job_rl, (s, "grpo", seed), ("base2",)))
+    # The recorded stage-2 runs predate the clip statistics (`rl_reasoner.clip_fractions`). The
+    # same jobs again, with the same seed, record them, and show how far a rerun, on whatever
+    # machine it runs, agrees with the record: the run is bit for bit the same only while no
+    # sampled token lands differently.
+    for objective in OBJECTIVES:
+        name = f"rerun_rl_{objective}_s0"
+        jobs.append(Job(name, job_rl, (s, objective, 0), ("cold",)))
     for name, (script, out, options, deps, cpus) in SCRIPT_JOBS.items():
         dep_options, dep_names = tuple(o for o, _ in deps), tuple(d for _, d in deps)
         jobs.append(Job(name, job_script, (script, out, options, dep_options), dep_names, cpus))

@@ -346,24 +346,58 @@ def stage2_objectives(doc: Mapping) -> dict:
 
 
 def clip_activity(doc: Mapping) -> dict:
-    """How often each objective's trust region acted, over every stage-2 step of both seeds.
+    """How often each objective's trust region acted, over every step of its seed-0 rerun.
 
-    Per objective: ``outside``, the percentage of units whose ratio left the objective's range,
-    and ``clipped``, the percentage where the clip acted (a token for GRPO, Dr. GRPO, DAPO and
-    CISPO, a chain for GSPO; for CISPO the share of truncated weights), both measured on each
-    step's second, off-policy pass (`rl_reasoner.clip_fractions` records them as
-    ``clip_outside`` and ``clip_fraction``). Records made before those fields existed give None.
+    The recorded stage-2 runs predate the clip statistics; the reruns (``rerun_rl_<o>_s0``, the
+    same jobs again) record them. Per objective: ``outside``, the percentage of units whose ratio
+    left the objective's range, and ``clipped``, the percentage where the clip acted (a token for
+    GRPO, Dr. GRPO, DAPO and CISPO, a chain for GSPO; for CISPO the share of truncated weights),
+    both measured on each step's second, off-policy pass (`rl_reasoner.clip_fractions` records
+    them as ``clip_outside`` and ``clip_fraction``). A step with nothing to measure is skipped;
+    an objective with no rerun gives None.
     """
     _check_doc(doc)
     out = {}
     for o in OBJECTIVE_LABELS:
-        hist = [h for n in _rl_names(f"rl_{o}") for h in doc["runs"][n]["history"]]
+        run = doc["runs"].get(f"rerun_rl_{o}_s0")
+        hist = run["history"] if run else []
         entry = {}
         for key, field in (("outside", "clip_outside"), ("clipped", "clip_fraction")):
             vals = [h.get(field) for h in hist]
             vals = [v for v in vals if v is not None and v == v]
             entry[key] = _pct(sum(vals) / len(vals)) if vals else None
         out[o] = entry
+    return out
+
+
+def rerun_agreement(doc: Mapping) -> dict:
+    """How far each seed-0 rerun agrees with the recorded run it repeats.
+
+    Per objective: ``same_steps``, the number of leading steps whose statistics (the clip
+    statistics aside) equal the record's to the file's four decimals, ``steps`` the run's
+    length, and the final pass@1 of the record and of the rerun. On the machine that made the
+    record a rerun agrees at every step; elsewhere the two agree until one sampled token lands
+    differently, and from then on they are two runs of the same recipe.
+    """
+    _check_doc(doc)
+    out = {}
+    for o in OBJECTIVE_LABELS:
+        rerun = doc["runs"].get(f"rerun_rl_{o}_s0")
+        if rerun is None:
+            continue
+        recorded = doc["runs"][f"rl_{o}_s0"]
+        same = 0
+        for a, b in zip(recorded["history"], rerun["history"], strict=True):
+            b = {k: v for k, v in b.items() if k not in ("clip_outside", "clip_fraction")}
+            if a != b:
+                break
+            same += 1
+        out[o] = {
+            "same_steps": same,
+            "steps": len(recorded["history"]),
+            "recorded_p1": _r3(recorded["final"]["pass_at_k"]["1"]),
+            "rerun_p1": _r3(rerun["final"]["pass_at_k"]["1"]),
+        }
     return out
 
 

@@ -77,6 +77,9 @@ def assemble(store: Store, s: Settings) -> None:
             record = store.load(name).record
             if record["kind"] == "rejection":  # a sample of the kept chains, not all of them
                 record = {**record, "pairs": record["pairs"][:24]}
+            if name.startswith("rerun_"):  # read for its per-step statistics and its summary
+                final = {k: v for k, v in record["final"].items() if k != "counts"}
+                record = {**record, "final": final}
             records[name] = _round(record)
         doc = {"settings": settings_record(s), "runs": records}
         OUT.write_text(json.dumps(doc, separators=(",", ":")) + "\n")

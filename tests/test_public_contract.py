@@ -60,6 +60,7 @@ ALLOW = {
 # The checks take (name, value) and put the caller's *name string* in the message, so "the
 # message names a parameter" does not apply to them; tests/test_checks.py tests them directly.
 ALLOW_MODULES = {"checks": "the argument checks themselves (tests/test_checks.py)"}
+CONSTANTS_ONLY = {"objectives": "the objectives' keys and labels: no functions"}
 
 # Results in which NaN is the documented "missing" marker (not a wrong answer): a step's
 # statistic with nothing to average, which scripts/run_r1.py writes as JSON null.
@@ -498,7 +499,8 @@ CASES = [c for c in public_callables() if c not in ALLOW and c[0] not in ALLOW_M
 def test_every_public_function_is_covered():
     """The enumeration sees every module; the allow-list names only things that exist."""
     found = set(public_callables())
-    assert {m for m, _ in found} == set(MODULES)
+    # A module of constants only (the objectives' names) has nothing to call.
+    assert {m for m, _ in found} == set(MODULES) - set(CONSTANTS_ONLY)
     assert set(ALLOW) <= found, set(ALLOW) - found
     assert set(ALLOW_MODULES) <= set(MODULES)
     assert len(CASES) > 150

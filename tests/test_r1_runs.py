@@ -284,14 +284,25 @@ def test_zero_curves_are_the_check_ups_of_both_starts():
     assert setup["problems"] == DOC["settings"]["eval_problems"]
 
 
-def test_clip_activity_reads_the_clip_fields_when_recorded():
+def test_clip_activity_reads_the_reruns_clip_fields():
     doc = copy.deepcopy(DOC)
-    for n in ("rl_gspo_s0", "rl_gspo_s1"):
-        for i, h in enumerate(doc["runs"][n]["history"]):
-            h["clip_outside"], h["clip_fraction"] = 0.5, (0.2 if i % 2 else float("nan"))
+    for i, h in enumerate(doc["runs"]["rerun_rl_gspo_s0"]["history"]):
+        h["clip_outside"], h["clip_fraction"] = 0.5, (0.2 if i % 2 else float("nan"))
     activity = r1_runs.clip_activity(doc)
     assert activity["gspo"] == {"outside": 50.0, "clipped": 20.0}  # NaN steps are skipped
-    has = all("clip_fraction" in h for n in RUNS if n.startswith("rl_grpo")
-              for h in RUNS[n]["history"])
-    if not has:  # records from before the clip fields: nothing to report, not a zero
-        assert r1_runs.clip_activity(DOC)["grpo"] == {"outside": None, "clipped": None}
+    rows = DOC["runs"]["rerun_rl_grpo_s0"]["history"]
+    want = 100 * sum(h["clip_fraction"] for h in rows) / len(rows)
+    assert r1_runs.clip_activity(DOC)["grpo"]["clipped"] == pytest.approx(want, abs=0.05)
+    del doc["runs"]["rerun_rl_gspo_s0"]  # no rerun: nothing to report, not a zero
+    assert r1_runs.clip_activity(doc)["gspo"] == {"outside": None, "clipped": None}
+
+
+def test_rerun_agreement_counts_the_leading_steps_that_match():
+    doc = copy.deepcopy(DOC)
+    run = doc["runs"]["rl_grpo_s0"]
+    doc["runs"]["rerun_rl_grpo_s0"]["history"] = [
+        {**h, "clip_outside": 0.1, "clip_fraction": 0.0} for h in run["history"]
+    ]
+    assert r1_runs.rerun_agreement(doc)["grpo"]["same_steps"] == len(run["history"])
+    doc["runs"]["rerun_rl_grpo_s0"]["history"][3]["reward"] = -1.0
+    assert r1_runs.rerun_agreement(doc)["grpo"]["same_steps"] == 3
