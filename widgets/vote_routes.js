@@ -14,6 +14,8 @@ import {ink} from "./ink.js";
 
 // Series colours (graphical marks, 3:1 on both pages); the labels double them.
 const COLOURS = {single: "#2a9d8f", multi: "#4269d0"};
+// Text needs 4.5:1 on both pages (the series colours only 3:1): the theme-aware ink of each hue.
+const TEXT_INK = {single: ink.good, multi: ink.blue};
 const fmt = (x) => (x == null ? "—" : x.toFixed(3)); // a correlation is null where p is 0 or 1
 
 /** The chart and its readouts for one temperature. */
@@ -36,7 +38,7 @@ export function voteRoutesChart({Plot, html, width}, rows, models, temperature) 
       Plot.line(shown, {x: "k", y: "value", stroke: (r) => label[r.model], strokeWidth: 2.5}),
       Plot.dot(shown, {x: "k", y: "value", fill: (r) => label[r.model], r: 3}),
       Plot.ruleY(models, {y: "greedy", stroke: (m) => label[m.model], strokeDasharray: "5,4"}),
-      Plot.text(models, {x: 128, y: "greedy", text: (m) => `greedy ${m.greedy.toFixed(3)}`, dx: 6, textAnchor: "start", fill: (m) => COLOURS[m.model] ?? ink.muted, fontSize: 10})
+      Plot.text(models, {x: 128, y: "greedy", text: (m) => `greedy ${m.greedy.toFixed(3)}`, dx: 6, textAnchor: "start", fill: (m) => TEXT_INK[m.model] ?? ink.muted, fontSize: 10})
     ]
   }));
   const readouts = models.map((m) => {
