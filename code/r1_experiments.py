@@ -24,7 +24,7 @@ import os
 import random
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -112,14 +112,6 @@ class Settings:
             seeds=(0,),
             rl_overrides={"prompts_per_step": 2, "group_size": 4},
         )
-
-    def to_dict(self) -> dict:
-        """JSON-able, as data/r1_runs.json's "settings" records them."""
-        d = asdict(self)
-        d["final_samples"] = {str(k): v for k, v in self.final_samples.items()}
-        d["budgets"] = list(self.budgets)
-        d["seeds"] = list(self.seeds)
-        return d
 
 
 # ---------------------------------------------------------------------------------------------
