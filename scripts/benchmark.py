@@ -287,6 +287,14 @@ def open_page(browser, run, server, widgets: dict[str, bytes] | None):
     return ChapterPage(page, run, server)
 
 
+def _match(spec: dict, index: int, theirs: list[dict]) -> int | None:
+    """Index in `theirs` of the input `spec` (same label and kind), preferring the same place."""
+    same = [j for j, t in enumerate(theirs) if t == spec]
+    if not same:
+        return None
+    return min(same, key=lambda j: abs(j - index))
+
+
 def bench_redraws(runs: dict, repeats: int, quiet_ms: float, baseline: str | None) -> list[dict]:
     """Move every input `repeats` times; print per-input median / p95 / max; return the rows."""
     from playwright.sync_api import sync_playwright
@@ -312,15 +320,22 @@ def bench_redraws(runs: dict, repeats: int, quiet_ms: float, baseline: str | Non
             if old:
                 pages["base"] = open_page(browser, run, server, old)
             inputs = pages["now"].page.evaluate(FIND_INPUTS)
+            # Each variant's own index of an input with the same label and kind: an old
+            # commit's widgets may draw fewer inputs (or none, for a newer chapter).
+            where = {"now": list(range(len(inputs)))}
             for v in variants[1:]:
-                pages[v].page.evaluate(FIND_INPUTS)
+                theirs = pages[v].page.evaluate(FIND_INPUTS)
+                where[v] = [_match(spec, i, theirs) for i, spec in enumerate(inputs)]
             for i, spec in enumerate(inputs):
                 rng = random.Random(f"{stem}/{spec['label']}")
                 samples: dict[str, list[dict]] = {v: [] for v in variants}
                 for _ in range(repeats):
                     position = rng.random()
                     for v in variants:
-                        samples[v].append(pages[v].page.evaluate(MEASURE, [i, position, quiet_ms]))
+                        if where[v][i] is not None:
+                            samples[v].append(
+                                pages[v].page.evaluate(MEASURE, [where[v][i], position, quiet_ms])
+                            )
                 row = {"chapter": stem, "input": spec["label"], "kind": spec["kind"]}
                 line = f"  {stem:<26} {spec['label'][:34]:<34}"
                 for v in variants:
