@@ -415,9 +415,9 @@ SCRIPT_JOBS = {
     "multipath_reasoner": (
         "train_multipath_reasoner.py",
         "tiny_reasoner_multipath.json",
-        ("--threads", "1"),
+        ("--threads", "2"),
         (),
-        1,
+        2,
     ),
     "multipath_eval": (
         "eval_multipath.py",
