@@ -41,10 +41,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # booktools, the book's tooling package
 
+from booktools.qmd import parse_file  # noqa: E402
 from conftest import book_chapters  # noqa: E402  (also puts code/ on the kernels' PYTHONPATH)
 from harness.kernel import QUARTO_OJS_DEFINE, run_chapter  # noqa: E402
-from harness.qmd import parse_file  # noqa: E402
 
 try:  # the setup code the kernels run (an older checkout's harness ran no plotly setup)
     from harness.kernel import QUARTO_PLOTLY_SETUP  # noqa: E402

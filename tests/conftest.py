@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # `from booktools import ...`, the tooling shared with scripts/
 sys.path.insert(0, str(ROOT / "tests"))  # `from harness import ...`
 # Test this checkout's modules, whatever `pip install -e` last pointed at: in this process and in
 # the Jupyter kernels it starts (they inherit the environment).
@@ -18,14 +18,8 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(ROOT / "code"), *filter(None, [os.environ.get("PYTHONPATH")])]
 )
 
+from booktools.qmd import book_chapters  # noqa: E402, F401  (the tests take it from here)
 from harness.kernel import ChapterRun, run_chapter  # noqa: E402
-
-
-def book_chapters() -> list[Path]:
-    """The chapters listed in _quarto.yml, in reading order."""
-    text = (ROOT / "_quarto.yml").read_text()
-    return [ROOT / m for m in re.findall(r"^\s*-\s*(chapters/[\w.-]+\.qmd)\s*$", text, re.M)]
-
 
 _runs: dict[str, ChapterRun] = {}
 

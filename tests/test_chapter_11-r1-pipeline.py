@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import r1_runs
+from booktools.qmd import parse_file
 from conftest import ROOT, executed
-from harness.qmd import parse_file
 
 STEM = "11-r1-pipeline"
 PATH = ROOT / "chapters" / f"{STEM}.qmd"

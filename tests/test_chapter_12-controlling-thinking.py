@@ -8,8 +8,8 @@ import re
 import pytest
 
 import r1_runs
+from booktools.qmd import parse_file
 from conftest import ROOT, executed
-from harness.qmd import parse_file
 
 STEM = "12-controlling-thinking"
 PATH = ROOT / "chapters" / f"{STEM}.qmd"

@@ -17,9 +17,9 @@ import re
 
 import pytest
 
+from booktools.qmd import output_dropped
 from conftest import book_chapters, executed
 from harness.kernel import ChapterRun
-from harness.qmd import output_dropped
 
 CHAPTERS = book_chapters()
 

@@ -1,14 +1,14 @@
 """Each chapter's notebook runs from anywhere and prints what the chapter's page prints.
 
-The notebook is built by scripts/build_notebooks.py (Quarto's post-render hook): prose and Python
-cells in order, ``{ojs}`` cells replaced by a note. It runs in a fresh kernel whose working
-directory is a temporary folder outside ``chapters/``, so a chapter that reads ``../data/...``
-relative to its own page fails here, as it would for a reader who downloaded the notebook.
+The notebook is built by booktools/notebooks.py (run by scripts/build_notebooks.py, Quarto's
+post-render hook): prose and Python cells in order, ``{ojs}`` cells replaced by a note. It
+runs in a fresh kernel whose working directory is a temporary folder outside ``chapters/``, so a
+chapter that reads ``../data/...`` relative to its own page fails here, as it would for a reader
+who downloaded the notebook.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
@@ -16,12 +16,10 @@ import pytest
 import yaml
 from nbclient import NotebookClient
 
+from booktools.notebooks import chapter_notebook, ojs_note, write_notebooks
+from booktools.qmd import parse_file
 from conftest import ROOT, book_chapters, executed
 from harness.kernel import _text_of
-from harness.qmd import parse_file
-
-sys.path.insert(0, str(ROOT / "scripts"))
-from build_notebooks import chapter_notebook, ojs_note, write_notebooks  # noqa: E402
 
 STEMS = [p.stem for p in book_chapters()]
 

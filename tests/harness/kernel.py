@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from .qmd import Cell, output_dropped, parse_file
+from booktools.qmd import Cell, output_dropped, parse_file
 
 # Quarto's own definition of ojs_define for Python kernels (quarto-cli, jupyter setup code).
 QUARTO_OJS_DEFINE = r"""

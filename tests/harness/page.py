@@ -35,8 +35,9 @@ from functools import lru_cache
 import pypandoc
 import yaml
 
+from booktools.qmd import FENCE_OPEN, INLINE_PY, scan, split_front_matter
+
 from .kernel import ChapterRun
-from .qmd import FENCE_OPEN, INLINE_PY
 from .server import ROOT
 
 KATEX_VERSION = json.loads((ROOT / "node_modules/katex/package.json").read_text())["version"]
@@ -178,24 +179,15 @@ def _cell_blocks(run: ChapterRun) -> tuple[str, list[str]]:
     by_line = {c.line: c for c in run.cells if c.kind in ("python", "ojs")}
 
     out, blocks = [], []
-    i, plain_fence = 0, None
-    if lines[:1] == ["---"]:  # front matter: pandoc does not need it; the title is taken apart
-        i = lines.index("---", 1) + 1
-    while i < len(lines):
-        line = lines[i]
-        if plain_fence is not None:
-            if line.strip().startswith(plain_fence) and line.strip().strip(plain_fence[0]) == "":
-                plain_fence = None
-            out.append(line)
-            i += 1
-            continue
-        m = FENCE_OPEN.match(line)
-        if m:
-            ticks, lang, indent = m.group("ticks"), m.group("lang"), m.group("indent")
-            j = i + 1
-            while j < len(lines) and lines[j].strip() != ticks:
-                j += 1
-            cell = by_line.get(i + 1)
+    _, start = split_front_matter(lines)  # pandoc does not need it; the title is taken apart
+    for span in scan(lines, start):
+        if span.kind == "shown":
+            out.append(span.lines[0])
+        elif span.kind == "prose":
+            out.append(INLINE_PY.sub(lambda _: next(inline_values), span.lines[0]))
+        else:
+            lang, indent = span.lang, FENCE_OPEN.match(span.lines[0]).group("indent")
+            cell = by_line.get(span.start + 1)
             if cell is not None and cell.kind == "python":
                 block = _python_cell(cell, outputs.get(cell.line, ""))
             elif cell is not None:
@@ -204,15 +196,6 @@ def _cell_blocks(run: ChapterRun) -> tuple[str, list[str]]:
                 block = f'<div class="cell quarto-{lang}" data-harness="not-drawn"></div>'
             out += ["", f"{indent}{PLACEHOLDER.format(len(blocks))}", ""]
             blocks.append(block)
-            i = j + 1
-            continue
-        plain = re.match(r"^(`{3,}|~{3,})", line.strip())
-        if plain:
-            plain_fence = plain.group(1)
-        else:
-            line = INLINE_PY.sub(lambda _: next(inline_values), line)
-        out.append(line)
-        i += 1
     return "\n".join(out), blocks
 
 

@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .qmd import FENCE_OPEN, INLINE_PY, parse_qmd
+from booktools.qmd import INLINE_PY, parse_qmd, scan
 
 # Quarto's cross-reference prefixes (quarto-cli src/resources/filters/crossref): `@sec-x` is a
 # reference to the element with id `sec-x`, not a citation.
@@ -39,19 +39,12 @@ def prose_of(text: str, inline_value: str = "0") -> str:
     Line numbers are kept, so an error can point at the chapter's line. `inline_value` is what
     stands in for each inline `{python}` expression.
     """
-    lines = text.split("\n")
-    out, i = [], 0
-    while i < len(lines):
-        m = FENCE_OPEN.match(lines[i])
-        if m:
-            ticks, j = m.group("ticks"), i + 1
-            while j < len(lines) and lines[j].strip() != ticks:
-                j += 1
-            out.extend([""] * (j - i + 1))  # the cell and its fences
-            i = j + 1
-            continue
-        out.append(INLINE_PY.sub(inline_value, lines[i]).replace("\\$", ESCAPED_DOLLAR))
-        i += 1
+    out = []
+    for span in scan(text.split("\n")):
+        if span.kind == "cell":
+            out.extend([""] * len(span.lines))  # the cell and its fences
+        else:  # prose, or a display-only block (pandoc sees it as a code block)
+            out.append(INLINE_PY.sub(inline_value, span.lines[0]).replace("\\$", ESCAPED_DOLLAR))
     return "\n".join(out)
 
 
