@@ -16,7 +16,7 @@ Math-Shepherd (Wang et al., 2023) labels steps without humans by Monte-Carlo rol
 
     y_HE = 1[ exists j: a_j = a* ],      y_SE = (1/N) sum_j 1[ a_j = a* ].
 
-On Game of 24 the hard estimate over exhaustive rollouts *is* ``tree_of_thoughts``' oracle
+On Game of 24 the hard estimate over exhaustive rollouts *is* ``game24``'s exact oracle
 ``state_is_solvable``: a value on a partial solution.
 """
 
@@ -30,18 +30,18 @@ from functools import lru_cache
 from numbers import Real
 
 from checks import require_int, require_seed
-from reasoning import majority_vote, weighted_vote
-from tree_of_thoughts import (
+from game24 import (
     ParsedStep,
     apply_op,
     apply_step,
     parse_step,
     propose_steps,
     puzzle_state,
-    stable_unit,
     state_is_solvable,
     to_state,
 )
+from reasoning import majority_vote, weighted_vote
+from tree_of_thoughts import stable_unit
 
 __all__ = [
     "AGGREGATIONS",
@@ -560,7 +560,7 @@ def math_shepherd_labels(
     the puzzle ``numbers``. For each prefix: apply it, roll out the remaining numbers
     (:func:`rollout_outcomes`, exhaustive if ``n_rollouts`` is None) and record
     ``{"step", "state", "he", "se", "solvable"}``. With exhaustive rollouts ``he`` equals
-    ``solvable`` -- ``tree_of_thoughts.state_is_solvable``: HE *is* the search oracle. A step that
+    ``solvable`` -- ``game24.state_is_solvable``: HE *is* the search oracle. A step that
     is not legal from the current state (bad arithmetic, operand not available) gets
     ``he = 0, se = 0.0, state = None``, and so does every step after it.
     """

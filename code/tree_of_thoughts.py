@@ -1,111 +1,76 @@
-"""Tree of Thoughts on the Game of 24, from scratch, with exact arithmetic.
+"""Tree of Thoughts on the Game of 24, from scratch: judges, beam search, depth-first search.
 
-Game of 24: given four numbers, combine them with + - * / (each used exactly once) to make 24.
-
-- A *state* is the multiset of numbers still in play, kept as a sorted tuple of
-  ``fractions.Fraction`` so that ``8 / 3`` stays exactly ``8/3`` and never drifts.
-- A *thought* (a :class:`Step`) combines two numbers of the state into one.
-- Three thoughts take four numbers to one; the puzzle is won if that number is exactly 24.
+The puzzle itself -- states, thoughts, the exact oracle, the derivation checker -- is
+``game24.py``; this module searches it.
 
 The search (Yao et al., 2023) is: propose every next thought, score each resulting state with an
 *evaluator* V(state) in [0, 1], keep the best few (BFS with a beam of width b) or go deep and
 backtrack when V falls below a threshold (DFS). Chain-of-thought is the b = 1 special case.
 
-The exact oracle :func:`state_is_solvable` is a perfect evaluator -- it answers by trying,
-exhaustively, every way the remaining numbers can still be combined. :func:`noisy_evaluator`
-models a real (LLM) judge by giving up, deterministically, on a fraction of winnable states: its
-false negatives are what a wider beam buys robustness against.
+:func:`oracle_evaluator` is a perfect evaluator -- the exact oracle
+``game24.state_is_solvable`` as a score. :func:`noisy_evaluator` models a real (LLM) judge by
+giving up, deterministically, on a fraction of winnable states: its false negatives are what a
+wider beam buys robustness against.
 
-Inside, a number is an exact integer pair ``(numerator, denominator)`` in lowest terms (what a
-Fraction keeps, without its per-operation cost), and every state's thoughts, oracle verdict and
-judge scores are memoised: the searches meet the same states again and again.
+The searches work on ``game24``'s fast state keys and memoised thoughts, and the judges'
+scores are memoised per state too: the searches meet the same states again and again.
 :func:`clear_caches` forgets all of it (answers never change, only speed).
-
-Derivations are plain text, ``"9 - 13 = -4; 4 - 10 = -6; -6 * -4 = 24"``, and are checked by
-a small hand-written parser (:func:`parse_step`, :func:`check_derivation`) -- never ``eval``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
-import random
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from numbers import Rational, Real
+from numbers import Real
 from pathlib import Path
 
+import game24
 from checks import (
-    require_arg_name,
     require_bool,
     require_int,
     require_prob,
     require_seed,
     require_sequence,
     require_sequence_of_sequences,
-    require_str,
+)
+from game24 import (
+    TARGET_KEY,
+    Key,
+    Solution,
+    State,
+    Step,
+    check_derivation,
+    demo_puzzles,
+    key_is_solvable,
+    key_state,
+    key_thoughts,
+    puzzle_state,
+    state_key,
 )
 
 __all__ = [
-    "TARGET",
-    "MAX_DERIVATION_CHARS",
-    "Step",
-    "Solution",
-    "ParsedStep",
-    "propose_steps",
-    "apply_step",
-    "apply_op",
-    "puzzle_state",
-    "stable_unit",
-    "state_is_solvable",
-    "is_solvable",
     "oracle_evaluator",
     "noisy_evaluator",
+    "stable_unit",
     "bfs_search",
     "bfs_trace",
     "dfs_search",
     "chain_of_thought",
-    "solve",
-    "parse_step",
-    "check_derivation",
-    "evaluates_to_24",
-    "load_puzzles",
     "load_beam_sweep",
-    "demo_puzzles",
     "solve_rate_sweep",
     "demonstrate_tree_of_thoughts",
     "clear_caches",
 ]
 
-TARGET = Fraction(24)
-"""The number every puzzle must reach."""
-
-MAX_DERIVATION_CHARS = 2_000
-"""Longest derivation text :func:`check_derivation` will read; longer input is rejected (False)
-before any parsing. A real three-step derivation is well under 100 characters."""
-
-_MAX_LITERAL_DIGITS = 40  # digits allowed in one integer part of a number literal
-_MAX_STATE_SIZE = 4
-_PUZZLE_SIZE = 4
-_PUZZLE_MIN, _PUZZLE_MAX = 1, 13
-_OPS = ("+", "*", "-", "/")
-
-State = tuple[Fraction, ...]
 Evaluator = Callable[[State], float]
-DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "game24.json"
-BEAM_SWEEP_PATH = DATA_PATH.parent / "beam_sweep.json"
+BEAM_SWEEP_PATH = Path(__file__).resolve().parent.parent / "data" / "beam_sweep.json"
 
-Num = tuple[int, int]
-"""An exact number inside the module: ``(n, d)`` is n/d in lowest terms with d > 0."""
-Key = tuple[Num, ...]
-"""A canonical state inside the module: its numbers as :data:`Num` s, sorted by value."""
-_WIN: Key = ((24, 1),)
-
-_MEMOS: list = []  # every memo table in the module, for clear_caches()
+_MEMOS: list = []  # every memo table in this module, for clear_caches()
 
 
 def _memo(fn: Callable) -> Callable:
@@ -116,243 +81,8 @@ def _memo(fn: Callable) -> Callable:
 
 
 # --------------------------------------------------------------------------------------------
-# States and thoughts
+# The evaluators
 # --------------------------------------------------------------------------------------------
-
-
-def to_state(numbers: Sequence[int | Fraction], name: str = "numbers") -> State:
-    """Canonical state: the numbers as a sorted tuple of Fractions (a multiset).
-
-    Accepts 1 to 4 numbers, each an ``int`` or a ``Fraction`` (``bool``, ``float`` and ``str``
-    are refused: floats are not exact). Raises ``TypeError`` / ``ValueError`` naming the argument
-    (``name``).
-    """
-    require_arg_name("name", name)
-    if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence):
-        raise TypeError(
-            f"{name} must be a list or tuple of ints/Fractions, got {type(numbers).__name__}"
-        )
-    if not 1 <= len(numbers) <= _MAX_STATE_SIZE:
-        raise ValueError(f"{name} must hold 1 to {_MAX_STATE_SIZE} numbers, got {len(numbers)}")
-    for x in numbers:
-        if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
-            raise TypeError(f"{name} must contain ints or Fractions, got {x!r}")
-    return tuple(sorted(Fraction(x) for x in numbers))
-
-
-def puzzle_state(numbers: Sequence[int]) -> State:
-    """Validate a starting puzzle -- exactly four integers in 1..13 -- and canonicalise it.
-
-    Raises ``TypeError`` / ``ValueError`` naming ``numbers``.
-    """
-    if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence):
-        raise TypeError(f"numbers must be a list or tuple of 4 ints, got {type(numbers).__name__}")
-    if len(numbers) != _PUZZLE_SIZE:
-        raise ValueError(f"numbers must be exactly {_PUZZLE_SIZE} integers, got {len(numbers)}")
-    for x in numbers:
-        if isinstance(x, bool) or not isinstance(x, int):
-            raise TypeError(f"numbers must contain ints, got {x!r}")
-        if not _PUZZLE_MIN <= x <= _PUZZLE_MAX:
-            raise ValueError(f"numbers must be in {_PUZZLE_MIN}..{_PUZZLE_MAX}, got {x}")
-    return to_state(numbers)
-
-
-def _key(state: State) -> Key:
-    """A canonical state as exact integer pairs: ``(8/3, 13) -> ((8, 3), (13, 1))``."""
-    return tuple((x.numerator, x.denominator) for x in state)
-
-
-@_memo
-def _state_of(key: Key) -> State:
-    """The public form of a state key: the sorted tuple of Fractions."""
-    return tuple(Fraction(n, d) for n, d in key)
-
-
-def _fmt(x: Num) -> str:
-    """``(8, 3) -> '8/3'``, ``(-4, 1) -> '-4'``: exactly ``str(Fraction(n, d))``."""
-    n, d = x
-    return str(n) if d == 1 else f"{n}/{d}"
-
-
-def _num(n: int, d: int) -> Num:
-    """The number n/d (d != 0) in lowest terms with d > 0, the form a Fraction keeps."""
-    g = math.gcd(n, d)
-    return (n // g, d // g) if d > 0 else (-n // g, -d // g)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One thought: ``expr`` such as ``"4 + 9 = 13"`` and the ``state`` it leaves behind."""
-
-    expr: str
-    state: State
-
-    def __post_init__(self) -> None:
-        require_str("expr", self.expr)
-        if to_state(self.state, "state") != self.state:
-            raise ValueError(f"state must be a sorted tuple of Fractions, got {self.state!r}")
-
-
-def _combine(a: Num, b: Num) -> list[tuple[Num, str, Num, Num]]:
-    """The six moves on a pair, in the book's order: a+b, a*b, a-b, b-a, a/b, b/a.
-
-    Each move is ``(left, op, right, result)``; a division by zero is skipped. With a = p/q and
-    b = r/s: a + b = (ps + rq)/qs, a - b = (ps - rq)/qs, a * b = pr/qs, a / b = ps/qr.
-    """
-    (p, q), (r, s) = a, b
-    ps, rq, qs = p * s, r * q, q * s
-    moves = [
-        (a, "+", b, _num(ps + rq, qs)),
-        (a, "*", b, _num(p * r, qs)),
-        (a, "-", b, _num(ps - rq, qs)),
-        (b, "-", a, _num(rq - ps, qs)),
-    ]
-    if r != 0:
-        moves.append((a, "/", b, _num(ps, q * r)))
-    if p != 0:
-        moves.append((b, "/", a, _num(rq, s * p)))
-    return moves
-
-
-def _insert(rest: Key, x: Num) -> Key:
-    """``rest`` (sorted by value) with ``x`` added in value order: a canonical state key.
-
-    p/q < r/s exactly when ps < rq, because both denominators are positive.
-    """
-    n, d = x
-    i = 0
-    while i < len(rest) and rest[i][0] * d < n * rest[i][1]:
-        i += 1
-    return rest[:i] + (x,) + rest[i:]
-
-
-@_memo
-def _thoughts(key: Key) -> tuple[tuple[str, Key], ...]:
-    """Every legal move from a state, as ``(expr, child key)``, in :func:`propose_steps` order.
-
-    Memoised: the searches visit the same states over and over, so each state's thoughts are
-    worked out (and formatted) once.
-    """
-    out = []
-    for i, j in itertools.combinations(range(len(key)), 2):
-        rest = key[:i] + key[i + 1 : j] + key[j + 1 :]
-        for left, op, right, value in _combine(key[i], key[j]):
-            out.append((f"{_fmt(left)} {op} {_fmt(right)} = {_fmt(value)}", _insert(rest, value)))
-    return tuple(out)
-
-
-@_memo
-def _origins(key: Key) -> dict[Key, tuple[Key, str]]:
-    """``child -> (key, expr)``: each distinct child state, where it came from and by which
-    thought. A child keeps the position of its first proposal and the expr of its latest (the
-    beam's merge rule, which ``dict`` insertion gives for free). Shared: never mutate it."""
-    return {child: (key, expr) for expr, child in _thoughts(key)}
-
-
-@_memo
-def _steps(key: Key) -> tuple[Step, ...]:
-    """The thoughts of a state as :class:`Step` s (a tuple, so the memo cannot be mutated)."""
-    return tuple(Step(expr, _state_of(child)) for expr, child in _thoughts(key))
-
-
-def propose_steps(state: Sequence[int | Fraction]) -> list[Step]:
-    """The thought generator: every legal next move from ``state``, in a fixed order.
-
-    For each pair ``(a, b)`` at positions i < j of the (sorted) state, in this order:
-    ``a + b``, ``a * b``, ``a - b``, ``b - a``, ``a / b``, ``b / a`` (divisions by zero skipped).
-    A 4-number state with no zeros therefore has 6 pairs x 6 = 36 thoughts.
-    """
-    return list(_steps(_key(to_state(state, "state"))))
-
-
-def apply_step(state: Sequence[int | Fraction], step: str) -> State:
-    """Apply a written step ``"a op b = c"`` to ``state`` and return the new state.
-
-    Raises ``ValueError`` (naming ``step``) if the step is malformed, its arithmetic is not exact,
-    or its operands are not both available in the multiset ``state``.
-    """
-    canon = list(to_state(state, "state"))
-    parsed = parse_step(step)
-    if apply_op(parsed.left, parsed.op, parsed.right) != parsed.result:
-        raise ValueError(f"step arithmetic is wrong: {step!r}")
-    for operand in (parsed.left, parsed.right):
-        if operand not in canon:
-            raise ValueError(f"step uses {operand}, which is not available in the state")
-        canon.remove(operand)
-    return tuple(sorted([*canon, parsed.result]))
-
-
-# --------------------------------------------------------------------------------------------
-# The oracle and the evaluators
-#
-# A sequence of thoughts builds an expression over the state's numbers, each used once, and
-# every such expression is some sequence of thoughts. So 24 is reachable iff some cut of the
-# numbers into two parts has a value a of one part and b of the other with a op b = 24, that
-# is, b is one of a's six *partners*. Checking cuts against memoised value sets (there are only
-# 455 triples of 1..13) is far cheaper than walking the 36 x 18 x 6 tree of thoughts, and
-# decides exactly the same thing.
-# --------------------------------------------------------------------------------------------
-
-
-def _cuts(key: Key) -> Iterator[tuple[Key, Key]]:
-    """Every way to cut the numbers in two, the smaller part first. An even cut keeps ``key[0]``
-    in the first part, so that no cut is listed twice. Parts keep the key's (value) order."""
-    n = len(key)
-    for size in range(1, n // 2 + 1):
-        for part in itertools.combinations(range(n), size):
-            if 2 * size < n or part[0] == 0:
-                rest = tuple(key[i] for i in range(n) if i not in part)
-                yield tuple(key[i] for i in part), rest
-
-
-@_memo
-def _values(key: Key) -> frozenset[Num]:
-    """Every value an expression over the numbers of ``key`` (each used once) can take."""
-    if len(key) == 1:
-        return frozenset(key)
-    return frozenset(
-        move[3]
-        for part, rest in _cuts(key)
-        for a in _values(part)
-        for b in _values(rest)
-        for move in _combine(a, b)
-    )
-
-
-@_memo
-def _partners(x: Num) -> frozenset[Num]:
-    """The numbers v for which a move on (x, v) gives exactly 24.
-
-    From x + v, x - v and v - x: 24 - x, x - 24, 24 + x; from x * v, x / v and v / x (none of
-    them can be 24 when x = 0): 24 / x, x / 24 and 24 x.
-    """
-    n, d = x
-    out = {_num(24 * d - n, d), _num(n - 24 * d, d), _num(24 * d + n, d)}
-    if n != 0:
-        out.update((_num(24 * d, n), _num(n, 24 * d), _num(24 * n, d)))
-    return frozenset(out)
-
-
-@_memo  # keyed on the canonical state
-def _reaches_24(key: Key) -> bool:
-    """Can the state ``key`` still reach exactly 24? Exhaustive (over cuts), memoised."""
-    if len(key) == 1:
-        return key == _WIN
-    return any(
-        not _partners(a).isdisjoint(_values(rest))
-        for part, rest in _cuts(key)
-        for a in _values(part)
-    )
-
-
-def state_is_solvable(state: Sequence[int | Fraction]) -> bool:
-    """The exact oracle on any Game-of-24 state (1 to 4 ints/Fractions): is 24 still reachable?"""
-    return _reaches_24(_key(to_state(state, "state")))
-
-
-def is_solvable(numbers: Sequence[int]) -> bool:
-    """Is the puzzle ``numbers`` (four integers in 1..13) solvable? Exhaustive and memoised."""
-    return _reaches_24(_key(puzzle_state(numbers)))
 
 
 class _Verdicts(dict):
@@ -375,7 +105,7 @@ class _Verdicts(dict):
         self.clear()
 
 
-_ORACLE_VERDICTS = _Verdicts(lambda key: 1.0 if _reaches_24(key) else 0.0)
+_ORACLE_VERDICTS = _Verdicts(lambda key: 1.0 if key_is_solvable(key) else 0.0)
 _NOISY_VERDICTS: dict[tuple[float, int], _Verdicts] = {}  # (error_rate, salt) -> its table
 
 
@@ -384,7 +114,7 @@ def oracle_evaluator(state: Sequence[int | Fraction]) -> float:
 
     An exhaustive look-ahead (every way the remaining numbers combine), memoised per state.
     """
-    return _ORACLE_VERDICTS[_key(to_state(state, "state"))]
+    return _ORACLE_VERDICTS[state_key(state)]
 
 
 def _own_judge(evaluate: Callable, verdicts: _Verdicts) -> None:
@@ -411,12 +141,12 @@ def stable_unit(key: str) -> float:
 @_memo  # one hash per (state, salt), shared by every error rate
 def _unit_hash(key: Key, salt: int) -> float:
     """:func:`stable_unit` of the canonical state and ``salt``."""
-    return stable_unit(f"{salt}|" + ",".join(_fmt(x) for x in key))
+    return stable_unit(f"{salt}|" + ",".join(str(x) for x in key_state(key)))
 
 
 def _noisy_verdict(key: Key, rate: float, salt: int) -> float:
     """The oracle, except that a winnable state whose hash falls below ``rate`` is given up."""
-    if not _reaches_24(key):
+    if not key_is_solvable(key):
         return 0.0
     return 0.0 if _unit_hash(key, salt) < rate else 1.0
 
@@ -442,7 +172,7 @@ def noisy_evaluator(error_rate: float, salt: int = 0) -> Evaluator:
         _NOISY_VERDICTS[(rate, salt)] = verdicts
 
     def evaluate(state: Sequence[int | Fraction]) -> float:
-        return verdicts[_key(to_state(state, "state"))]
+        return verdicts[state_key(state)]
 
     evaluate.__name__ = f"noisy_evaluator_{rate}_{salt}"
     _own_judge(evaluate, verdicts)
@@ -450,41 +180,20 @@ def noisy_evaluator(error_rate: float, salt: int = 0) -> Evaluator:
 
 
 def clear_caches() -> None:
-    """Forget everything memoised -- thoughts, oracle verdicts, hashes, the judges' tables.
+    """Forget everything memoised -- the judges' tables, hashes, the beam's merge tables, and
+    (``game24.clear_caches``) the thoughts and the oracle's verdicts.
 
     Answers never depend on the caches, only speed does; the benchmark calls this to time a cold
     start.
     """
     for memo in _MEMOS:
         memo.cache_clear()
+    game24.clear_caches()
 
 
 # --------------------------------------------------------------------------------------------
 # Search
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Solution:
-    """A derivation that reaches 24: the starting ``numbers`` and the three :class:`Step` s."""
-
-    numbers: tuple[int, ...]
-    steps: list[Step] = field(default_factory=list)
-    evaluations: int = 0
-    """How many times the search called its evaluator (a proxy for test-time compute)."""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.numbers, tuple):
-            raise TypeError(f"numbers must be a tuple of ints, got {type(self.numbers).__name__}")
-        puzzle_state(self.numbers)
-        if not isinstance(self.steps, list) or not all(isinstance(s, Step) for s in self.steps):
-            raise TypeError("steps must be a list of Step")
-        require_int("evaluations", self.evaluations, low=0)
-
-    @property
-    def expr(self) -> str:
-        """The derivation as text, steps joined by ``"; "``."""
-        return "; ".join(step.expr for step in self.steps)
 
 
 def _check_search(numbers: object, beam_width: object, evaluator: object, batch: object):
@@ -511,7 +220,7 @@ def _judge(evaluator: Callable) -> Callable[[Key], float]:
     own = getattr(evaluator, "_own_verdicts", None)
     if type(own) is tuple and own[0] is evaluator:  # not a wrapper that copied the attribute
         return own[1].__getitem__
-    return lambda key: _as_score(evaluator(_state_of(key)))
+    return lambda key: _as_score(evaluator(key_state(key)))
 
 
 def _score_batch(evaluator: Callable, states: list[State]) -> list[float]:
@@ -535,6 +244,14 @@ class _Level:
     """The evaluator's score of each child, in the same order."""
     beam: list[Key]
     """The children carried forward, best first."""
+
+
+@_memo
+def _origins(key: Key) -> dict[Key, tuple[Key, str]]:
+    """``child -> (key, expr)``: each distinct child state, where it came from and by which
+    thought. A child keeps the position of its first proposal and the expr of its latest (the
+    beam's merge rule, which ``dict`` insertion gives for free). Shared: never mutate it."""
+    return {child: (key, expr) for expr, child in key_thoughts(key)}
 
 
 def _top(scores: list[float], width: int) -> list[int]:
@@ -563,7 +280,7 @@ def _beam_search(
 
     def score(children: list[Key]) -> list[float]:
         if batch:
-            return _score_batch(evaluator, [_state_of(c) for c in children])
+            return _score_batch(evaluator, [key_state(c) for c in children])
         return list(map(judge, children))
 
     one = _Level(_origins(start), [], [])  # the memo's own dict: read, never updated
@@ -587,7 +304,7 @@ def _path(levels: list[_Level], state: Key) -> list[Step]:
     steps = []
     for level in reversed(levels):
         parent, expr = level.origin[state]
-        steps.append(Step(expr, _state_of(state)))
+        steps.append(Step(expr, key_state(state)))
         state = parent
     return steps[::-1]
 
@@ -595,7 +312,7 @@ def _path(levels: list[_Level], state: Key) -> list[Step]:
 @_memo
 def _first_win(key: Key) -> str | None:
     """The expr of the first thought (in proposal order) from ``key`` that leaves exactly 24."""
-    return next((expr for expr, child in _thoughts(key) if child == _WIN), None)
+    return next((expr for expr, child in key_thoughts(key) if child == TARGET_KEY), None)
 
 
 def _solution(start: State, levels: list[_Level], calls: int) -> Solution | None:
@@ -604,7 +321,7 @@ def _solution(start: State, levels: list[_Level], calls: int) -> Solution | None
     for state in levels[-1].beam:
         expr = _first_win(state)
         if expr is not None:
-            steps = [*_path(levels, state), Step(expr, _state_of(_WIN))]
+            steps = [*_path(levels, state), Step(expr, key_state(TARGET_KEY))]
             return Solution(tuple(int(x) for x in start), steps, calls)
     return None
 
@@ -629,7 +346,7 @@ def bfs_search(
     scores -- for evaluators that compare states against each other (e.g. a vote).
     """
     start, beam_width, batch = _check_search(numbers, beam_width, evaluator, batch)
-    _, levels, calls = next(_beam_search(_key(start), [beam_width], evaluator, batch))
+    _, levels, calls = next(_beam_search(state_key(start), [beam_width], evaluator, batch))
     return _solution(start, levels, calls)
 
 
@@ -657,9 +374,9 @@ def _trace_rows(start: Key, levels: list[_Level]) -> list[list[tuple]]:
                 )
             ]
         )
-    last = [(p, expr, child) for p in levels[-1].beam for expr, child in _thoughts(p)]
-    win = next((k for k, row in enumerate(last) if row[2] == _WIN), None)
-    rows.append([(*row, float(row[2] == _WIN), k == win) for k, row in enumerate(last)])
+    last = [(p, expr, child) for p in levels[-1].beam for expr, child in key_thoughts(p)]
+    win = next((k for k, row in enumerate(last) if row[2] == TARGET_KEY), None)
+    rows.append([(*row, float(row[2] == TARGET_KEY), k == win) for k, row in enumerate(last)])
     return rows
 
 
@@ -681,12 +398,12 @@ def bfs_trace(
     Levels 1 and 2 list distinct states only (duplicates merged as in :func:`bfs_search`).
     """
     start, beam_width, batch = _check_search(numbers, beam_width, evaluator, batch)
-    _, levels, calls = next(_beam_search(_key(start), [beam_width], evaluator, batch))
+    _, levels, calls = next(_beam_search(state_key(start), [beam_width], evaluator, batch))
     solution = _solution(start, levels, calls)
     nodes: list[list[dict]] = []
     next_id = 0
     above: dict[Key, int] = {}  # state -> node id, in the level above (its states are distinct)
-    for rows in _trace_rows(_key(start), levels):
+    for rows in _trace_rows(state_key(start), levels):
         here: dict[Key, int] = {}
         nodes.append([])
         for parent, expr, state, score, kept in rows:
@@ -695,10 +412,10 @@ def bfs_trace(
                     "id": next_id,
                     "parent": None if parent is None else above[parent],
                     "expr": expr,
-                    "state": [_fmt(x) for x in state],
+                    "state": [str(x) for x in key_state(state)],
                     "score": None if score is None else float(score),
                     "kept": bool(kept),
-                    "solved": state == _WIN,
+                    "solved": state == TARGET_KEY,
                     "on_path": False,
                 }
             )
@@ -737,234 +454,27 @@ def dfs_search(
 
     def visit(state: Key) -> list[Step] | None:
         nonlocal calls
-        for expr, child in _thoughts(state):
+        for expr, child in key_thoughts(state):
             if len(child) == 1:
-                if child == _WIN:
-                    return [Step(expr, _state_of(child))]
+                if child == TARGET_KEY:
+                    return [Step(expr, key_state(child))]
                 continue
             calls += 1
             if judge(child) >= threshold:
                 found = visit(child)
                 if found is not None:
-                    return [Step(expr, _state_of(child)), *found]
+                    return [Step(expr, key_state(child)), *found]
         return None
 
-    path = visit(_key(start))
+    path = visit(state_key(start))
     if path is None:
         return None
     return Solution(tuple(int(x) for x in start), path, calls)
 
 
-def solve(numbers: Sequence[int]) -> Solution | None:
-    """The reference solver: DFS guided by the exact oracle (never backtracks needlessly)."""
-    return dfs_search(numbers, oracle_evaluator)
-
-
 # --------------------------------------------------------------------------------------------
-# Checking a derivation: a small parser, never eval
+# The beam-width sweep
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ParsedStep:
-    """A parsed step ``left op right = result`` with exact Fraction operands."""
-
-    left: Fraction
-    op: str
-    right: Fraction
-    result: Fraction
-
-    def __post_init__(self) -> None:
-        for name in ("left", "right", "result"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, Rational):
-                raise TypeError(f"{name} must be an int or Fraction, got {type(value).__name__}")
-        if not isinstance(self.op, str) or self.op not in _OPS:
-            raise ValueError(f"op must be one of {_OPS}, got {self.op!r}")
-
-
-class _Scanner:
-    """A character-level scanner for one step, ``NUMBER OP NUMBER '=' NUMBER``.
-
-    A NUMBER literal is ``-?DIGITS`` or ``-?DIGITS/DIGITS`` with no spaces inside, so in
-    ``8 / 1/3`` the spaced ``/`` is the operator and ``1/3`` the operand. In operator position a
-    ``-`` is always the operator, so ``4-9`` and ``4 - 9`` both read as a subtraction.
-    """
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def _skip_space(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] in " \t":
-            self.pos += 1
-
-    def _digits(self) -> str:
-        start = self.pos
-        while self.pos < len(self.text) and self.text[self.pos] in "0123456789":
-            self.pos += 1
-        digits = self.text[start : self.pos]
-        if not digits:
-            raise ValueError(f"expected digits at column {start} in step {self.text!r}")
-        if len(digits) > _MAX_LITERAL_DIGITS:
-            raise ValueError(f"number literal too long in step {self.text!r}")
-        return digits
-
-    def number(self) -> Fraction:
-        self._skip_space()
-        negative = self.pos < len(self.text) and self.text[self.pos] == "-"
-        if negative:
-            self.pos += 1
-        numerator = int(self._digits())
-        denominator = 1
-        if self.pos < len(self.text) and self.text[self.pos] == "/":
-            self.pos += 1
-            denominator = int(self._digits())
-            if denominator == 0:
-                raise ValueError(f"zero denominator in step {self.text!r}")
-        value = Fraction(numerator, denominator)
-        return -value if negative else value
-
-    def symbol(self, allowed: str) -> str:
-        self._skip_space()
-        if self.pos >= len(self.text) or self.text[self.pos] not in allowed:
-            raise ValueError(f"expected one of {allowed!r} at column {self.pos} in {self.text!r}")
-        self.pos += 1
-        return self.text[self.pos - 1]
-
-    def end(self) -> None:
-        self._skip_space()
-        if self.pos != len(self.text):
-            raise ValueError(f"unexpected text at column {self.pos} in step {self.text!r}")
-
-
-def parse_step(step: str) -> ParsedStep:
-    """Parse one written step ``"a op b = c"`` (op one of + - * /) into exact Fractions.
-
-    Numbers may be negative (``-4``) or fractions (``8/3``). Only parses; does not check the
-    arithmetic. Raises ``TypeError`` if ``step`` is not a str and ``ValueError`` naming ``step``
-    if it is malformed.
-    """
-    if not isinstance(step, str):
-        raise TypeError(f"step must be a str, got {type(step).__name__}")
-    if len(step) > MAX_DERIVATION_CHARS:
-        raise ValueError(f"step must be at most {MAX_DERIVATION_CHARS} characters")
-    scanner = _Scanner(step.strip())
-    try:
-        left = scanner.number()
-        op = scanner.symbol("+-*/")
-        right = scanner.number()
-        scanner.symbol("=")
-        result = scanner.number()
-        scanner.end()
-    except ValueError as err:
-        raise ValueError(f"step is malformed: {err}") from None
-    return ParsedStep(left, op, right, result)
-
-
-def apply_op(left: Fraction, op: str, right: Fraction) -> Fraction | None:
-    """Exact ``left op right`` for op in ``+ - * /``; ``None`` for a division by zero.
-
-    ``left`` and ``right`` are exact numbers (``int`` or ``Fraction``): ``apply_op("2", "+",
-    "2")`` is refused, not ``"22"``.
-    """
-    for name, value in (("left", left), ("right", right)):
-        if isinstance(value, bool) or not isinstance(value, Rational):
-            raise TypeError(f"{name} must be an int or Fraction, got {type(value).__name__}")
-    if not isinstance(op, str):
-        raise TypeError(f"op must be one of {_OPS}, got {type(op).__name__}")
-    if op not in _OPS:
-        raise ValueError(f"op must be one of {_OPS}, got {op!r}")
-    if op == "+":
-        return left + right
-    if op == "-":
-        return left - right
-    if op == "*":
-        return left * right
-    if right == 0:
-        return None
-    return left / right
-
-
-def check_derivation(derivation: str, numbers: Sequence[int] | None = None) -> bool:
-    """Is ``derivation`` a correct Game-of-24 solution? Parsed and checked exactly, never eval'd.
-
-    The derivation is steps ``"a op b = c"`` separated by ``;``. It is correct iff every step
-    parses, its arithmetic is exact (Fractions; division by zero fails), its two operands are
-    available in the current multiset, and the derivation ends with exactly one number, 24.
-
-    With ``numbers`` (a puzzle: four integers in 1..13) the starting multiset is that puzzle, so
-    each starting number is used exactly once. Without it, the starting numbers are inferred: an
-    operand not produced by an earlier (still unused) step result is a starting number.
-
-    Anything malformed, hostile or longer than :data:`MAX_DERIVATION_CHARS` gives ``False``; only
-    a non-str ``derivation`` (``TypeError``) or an invalid ``numbers`` raises.
-    """
-    if not isinstance(derivation, str):
-        raise TypeError(f"derivation must be a str, got {type(derivation).__name__}")
-    pool = None if numbers is None else list(puzzle_state(numbers))
-    if len(derivation) > MAX_DERIVATION_CHARS:
-        return False
-    texts = derivation.split(";")
-    if not derivation.strip():
-        return False
-    produced: list[Fraction] = []  # results of earlier steps not yet consumed
-    for text in texts:
-        try:
-            step = parse_step(text)
-        except ValueError:
-            return False
-        if apply_op(step.left, step.op, step.right) != step.result:
-            return False
-        for operand in (step.left, step.right):
-            if pool is not None:
-                if operand not in pool:
-                    return False
-                pool.remove(operand)
-            elif operand in produced:
-                produced.remove(operand)
-            # else: an inferred starting number
-        if pool is not None:
-            pool.append(step.result)
-        else:
-            produced.append(step.result)
-    final = pool if pool is not None else produced
-    return final == [TARGET]
-
-
-def evaluates_to_24(derivation: str) -> bool:
-    """Does the text derivation land on exactly 24? :func:`check_derivation`, numbers inferred."""
-    return check_derivation(derivation)
-
-
-# --------------------------------------------------------------------------------------------
-# Puzzles and the beam-width sweep
-# --------------------------------------------------------------------------------------------
-
-
-def load_puzzles(path: str | Path | None = None) -> list[dict]:
-    """The shipped universe of puzzles, ``data/game24.json`` (written by
-    ``scripts/make_game24_data.py``): a list of ``{"numbers", "solvable", "solution"}``."""
-    data = _read_json(_data_path("path", path, DATA_PATH))
-    if not isinstance(data, dict) or not isinstance(data.get("puzzles"), list):
-        raise ValueError(f"path {path} holds no 'puzzles' list")
-    return data["puzzles"]
-
-
-def _read_json(path: Path):
-    with open(path, encoding="utf-8") as fh:
-        try:
-            return json.load(fh)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
-            raise ValueError(f"path {path} is not a JSON file: {err}") from None
-
-
-def _data_path(name: str, path: object, default: Path) -> Path:
-    if path is None:
-        return default
-    if not isinstance(path, (str, Path)):
-        raise TypeError(f"{name} must be a str, Path or None, got {type(path).__name__}")
-    return Path(path)
 
 
 def load_beam_sweep(path: str | Path | None = None) -> dict:
@@ -975,22 +485,18 @@ def load_beam_sweep(path: str | Path | None = None) -> dict:
     holds :func:`solve_rate_sweep` records over all ``count`` puzzles and ``puzzles[k]["solved"]
     [i][j]`` is 1 if puzzle k was solved at ``error_rates[i]`` and ``beam_widths[j]``.
     """
-    data = _read_json(_data_path("path", path, BEAM_SWEEP_PATH))
+    if path is None:
+        path = BEAM_SWEEP_PATH
+    elif not isinstance(path, (str, Path)):
+        raise TypeError(f"path must be a str, Path or None, got {type(path).__name__}")
+    with open(path, encoding="utf-8") as fh:
+        try:
+            data = json.load(fh)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+            raise ValueError(f"path {path} is not a JSON file: {err}") from None
     if not isinstance(data, dict):
         raise ValueError(f"path {path} holds no beam-sweep record")
     return data
-
-
-def demo_puzzles(n: int = 20, seed: int = 0) -> list[list[int]]:
-    """``n`` solvable puzzles drawn without replacement by ``random.Random(seed)`` from the data,
-    returned in the data's (sorted) order."""
-    n = require_int("n", n)
-    seed = require_seed("seed", seed)
-    solvable = [p["numbers"] for p in load_puzzles() if p["solvable"]]
-    if not 1 <= n <= len(solvable):
-        raise ValueError(f"n must be in 1..{len(solvable)}, got {n}")
-    picked = sorted(random.Random(seed).sample(range(len(solvable)), n))
-    return [list(solvable[i]) for i in picked]
 
 
 def solve_rate_sweep(
@@ -1008,10 +514,11 @@ def solve_rate_sweep(
     their work (:func:`_beam_search`) but count exactly what separate searches would.
     """
     puzzles = require_sequence_of_sequences("puzzles", puzzles, min_len=1)
-    starts = []  # validated once, not once per search
+    starts = []  # validated once, not once per search: (state, key)
     for i, p in enumerate(puzzles):
         try:
-            starts.append(puzzle_state(p))
+            start = puzzle_state(p)
+            starts.append((start, state_key(start)))
         except (TypeError, ValueError) as err:
             raise type(err)(f"puzzles[{i}]: {err}") from None
     beam_widths = [
@@ -1027,8 +534,8 @@ def solve_rate_sweep(
         judge = oracle_evaluator if rate == 0 else noisy_evaluator(rate, salt)
         widths = sorted(set(beam_widths))
         solved = dict.fromkeys(widths, 0)
-        for k, start in enumerate(starts):
-            for b, levels, calls in _beam_search(_key(start), widths, judge, batch=False):
+        for k, (start, key) in enumerate(starts):
+            for b, levels, calls in _beam_search(key, widths, judge, batch=False):
                 sol = _solution(start, levels, calls)
                 if sol is None:
                     continue

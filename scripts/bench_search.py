@@ -1,7 +1,7 @@
 """Benchmark the Game-of-24 search: print (never assert) how long the expensive parts take.
 
 1. Deciding solvability of all 1820 puzzles (multisets of four numbers from 1..13) with the exact
-   oracle ``tree_of_thoughts.is_solvable``, from a cold cache (``clear_caches()`` first) and then
+   oracle ``game24.is_solvable``, from a cold cache (``clear_caches()`` first) and then
    warm. Floor: 0.5 s of CPU on one core.
 2. The beam-width x error-rate sweep of ``tree_of_thoughts.solve_rate_sweep`` over ALL solvable
    puzzles, on the grid of ``scripts/make_beam_sweep.py`` (beam widths 1..8, error rates 0, 0.3,
@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from make_beam_sweep import BEAM_WIDTHS, ERROR_RATES, SALT  # noqa: E402
 
+import game24  # noqa: E402
 import tree_of_thoughts as tot  # noqa: E402
 
 SOLVABILITY_FLOOR = 0.5  # CPU seconds, all 1820 puzzles from a cold cache
@@ -51,7 +52,7 @@ def bench_solvability() -> dict:
     universe = [list(c) for c in itertools.combinations_with_replacement(range(1, 14), 4)]
 
     def decide() -> list[bool]:
-        return [tot.is_solvable(p) for p in universe]
+        return [game24.is_solvable(p) for p in universe]
 
     tot.clear_caches()
     verdicts, cold_cpu, cold_wall = timed(decide)
@@ -70,7 +71,7 @@ def bench_solvability() -> dict:
 
 def bench_sweep(limit: int | None = None) -> dict:
     """Time solve_rate_sweep from a cold cache over the solvable puzzles (the first ``limit``)."""
-    puzzles = [p["numbers"] for p in tot.load_puzzles() if p["solvable"]]
+    puzzles = [p["numbers"] for p in game24.load_puzzles() if p["solvable"]]
     if limit is not None:
         puzzles = puzzles[:limit]
     tot.clear_caches()

@@ -22,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "code"))
 
-from tree_of_thoughts import BEAM_SWEEP_PATH, load_puzzles, solve_rate_sweep  # noqa: E402
+from game24 import load_puzzles  # noqa: E402
+from tree_of_thoughts import BEAM_SWEEP_PATH, solve_rate_sweep  # noqa: E402
 
 BEAM_WIDTHS = (1, 2, 3, 4, 5, 6, 7, 8)
 ERROR_RATES = (0.0, 0.3, 0.5, 0.7, 0.9)

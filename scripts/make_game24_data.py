@@ -1,8 +1,8 @@
 """Write data/game24.json: every Game-of-24 puzzle with numbers 1..13, solved by the book's solver.
 
 A puzzle is a multiset of four numbers from 1 to 13, so there are C(13 + 4 - 1, 4) = 1820 of them.
-For each we record whether it is solvable (``tree_of_thoughts.is_solvable``, the exhaustive
-oracle) and one derivation (``tree_of_thoughts.solve``) or null. The known number of solvable
+For each we record whether it is solvable (``game24.is_solvable``, the exhaustive oracle)
+and one derivation (``game24.solve``) or null. The known number of solvable
 multisets is 1362; this script refuses to write a file that disagrees.
 
     python scripts/make_game24_data.py            # writes data/game24.json
@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "code"))
 
-from tree_of_thoughts import check_derivation, is_solvable, solve  # noqa: E402
+from game24 import check_derivation, is_solvable, solve  # noqa: E402
 
 OUT_PATH = ROOT / "data" / "game24.json"
 EXPECTED_SOLVABLE = 1362

@@ -22,12 +22,8 @@ sys.path.insert(0, str(ROOT / "code"))
 
 from data_file import write_or_check  # noqa: E402
 
-from tree_of_thoughts import (  # noqa: E402
-    bfs_trace,
-    noisy_evaluator,
-    oracle_evaluator,
-    state_is_solvable,
-)
+from game24 import state_is_solvable  # noqa: E402
+from tree_of_thoughts import bfs_trace, noisy_evaluator, oracle_evaluator  # noqa: E402
 
 OUT = ROOT / "data" / "search_trees.json"
 PUZZLES = ([4, 9, 10, 13], [3, 3, 8, 8], [2, 3, 7, 7], [2, 5, 5, 13])

@@ -21,6 +21,7 @@ import arithmetic_task
 import dapo
 import dr_grpo
 import evaluation
+import game24
 import grpo
 import gspo
 import prm
@@ -71,7 +72,7 @@ def test_plurality_is_correct_refuses_non_integer_labels():
 
 def test_apply_op_refuses_strings_instead_of_concatenating_them():
     with pytest.raises(TypeError, match="left must be an int or Fraction"):
-        tree_of_thoughts.apply_op("2", "+", "2")
+        game24.apply_op("2", "+", "2")
 
 
 @pytest.mark.parametrize("separation", [40.0, 3e3, 1e4, 1e6])
@@ -243,7 +244,7 @@ def test_loader_refuses_a_truncated_bin_whose_size_and_hash_were_updated(checkpo
         lambda: gspo.demonstrate_length_variance(seed=None),
         lambda: dr_grpo.length_drift_simulation(seed=None),
         lambda: prm.generate_candidate_pool(5, seed=None),
-        lambda: tree_of_thoughts.demo_puzzles(5, seed=None),
+        lambda: game24.demo_puzzles(5, seed=None),
     ],
 )
 def test_seed_none_is_refused(call):

@@ -9,14 +9,13 @@ from fractions import Fraction
 import pytest
 
 from conftest import ROOT, executed
+from game24 import demo_puzzles, state_is_solvable
 from tree_of_thoughts import (
     bfs_trace,
-    demo_puzzles,
     load_beam_sweep,
     noisy_evaluator,
     oracle_evaluator,
     solve_rate_sweep,
-    state_is_solvable,
 )
 
 STEM = "09-tree-of-thoughts"

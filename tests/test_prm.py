@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import prm
 import reasoning
+from game24 import propose_steps, puzzle_state, solve, state_is_solvable
 from prm import (
     AGGREGATIONS,
     aggregation_examples,
@@ -35,7 +36,6 @@ from prm import (
     step_is_valid,
     step_rewards,
 )
-from tree_of_thoughts import propose_steps, puzzle_state, solve, state_is_solvable
 
 FAST = settings(max_examples=60, deadline=None)
 CRUX = ["3 * 4 = 12", "12 + 8 = 21", "21 + 3 = 24"]

@@ -8,13 +8,13 @@ from fractions import Fraction
 import pytest
 
 from conftest import ROOT, executed
+from game24 import state_is_solvable
 from tree_of_thoughts import (
     bfs_search,
     bfs_trace,
     load_beam_sweep,
     noisy_evaluator,
     oracle_evaluator,
-    state_is_solvable,
 )
 
 pytestmark = pytest.mark.browser

@@ -2,7 +2,7 @@
 // Each export mirrors a function of code/prm.py and is tested against it
 // (tests/test_widgets_10-process-reward-models.py):
 //
-//   parseStep        prm.parse_step (tree_of_thoughts.parse_step): "a op b = c", exact
+//   parseStep        prm.parse_step (game24.parse_step): "a op b = c", exact
 //   stepIsValid      prm.step_is_valid
 //   stepRewards      prm.step_rewards      the perfect PRM, one 0/1 per step
 //   ormScore         prm.orm_score         the outcome model: reads the last line only
@@ -13,7 +13,7 @@
 // exactly, never in floating point.
 
 export const AGGREGATIONS = ["min", "product", "mean", "last"];
-const MAX_STEP_CHARS = 2000; // tree_of_thoughts.MAX_DERIVATION_CHARS
+const MAX_STEP_CHARS = 2000; // game24.MAX_DERIVATION_CHARS
 const MAX_LITERAL_DIGITS = 40;
 // Python's str.isspace(): what str.strip() removes from both ends of a step.
 const PY_SPACE = /[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
