@@ -293,7 +293,7 @@ def smooth(values: Sequence[float | None], window: int) -> list[float | None]:
     """Trailing moving average: point i is the mean of the finite values in the last `window`.
 
     Missing values (None, NaN) are skipped; a window holding none gives None. Chapter 11 smooths
-    per-step training statistics with it (`widgets/r1_math.js` mirrors it).
+    per-step training statistics with it (`widgets/r1_pipeline_math.js` mirrors it).
     """
     values = require_sequence("values", values)
     for v in values:  # None and NaN both mark a gap

@@ -32,13 +32,13 @@ def test_smooth_matches_python(js):
         ([0.1 * i for i in range(40)], 8),
         ([None, None], 4),
     ]
-    got = js.call_many("r1_math.js", "smooth", [list(c) for c in cases])
+    got = js.call_many("r1_pipeline_math.js", "smooth", [list(c) for c in cases])
     for (values, window), g in zip(cases, got, strict=True):
         want = smooth(values, window)
         assert len(g) == len(want)
         for a, b in zip(g, want, strict=True):
             assert (a is None and b is None) or a == pytest.approx(b, rel=1e-12)
-    assert "window" in js.call("r1_math.js", "smooth", [1, 2], 0)["error"]
+    assert "window" in js.call("r1_pipeline_math.js", "smooth", [1, 2], 0)["error"]
     with pytest.raises(ValueError, match="window"):
         smooth([1.0], 0)
 
@@ -51,7 +51,7 @@ def test_mean_pass_at_k_matches_python_on_the_recorded_counts(js):
         for k in (1, 2, 7, 32, n):
             if k <= n:
                 cases.append([n, final["counts"], k])
-    got = js.call_many("r1_math.js", "meanPassAtK", cases)
+    got = js.call_many("r1_pipeline_math.js", "meanPassAtK", cases)
     for (n, counts, k), g in zip(cases, got, strict=True):
         assert g == pytest.approx(mean_pass_at_k([(n, c) for c in counts], k), rel=1e-12)
     # The recorded table is the same estimator.

@@ -9,7 +9,7 @@
 // step), `curves` (the held-out check-ups every few steps), `finals` ({model: {label, n, counts}}),
 // `zero` (R1-Zero's and the cold-started runs' check-ups) and `setup` ({problems, curveSamples,
 // batchChains}: the sizes the labels quote, read from the records, not typed here).
-import {meanPassAtK, powersOfTwo, smooth} from "./r1_math.js";
+import {meanPassAtK, powersOfTwo, smooth} from "./r1_pipeline_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 
