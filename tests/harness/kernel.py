@@ -110,6 +110,24 @@ def _text_of(outputs) -> str:
     return "".join(parts)
 
 
+def _inline_results(client: NotebookClient, expressions: list[str]) -> list[str]:
+    """Evaluate expressions as Quarto does: one `execute` request carrying them all as
+    `user_expressions`; each renders as its result's text/plain. Any error raises."""
+    msg_id = client.kc.execute("", user_expressions={str(i): e for i, e in enumerate(expressions)})
+    content = client.wait_for_reply(msg_id)["content"]
+    if content["status"] != "ok":
+        raise RuntimeError(f"inline expressions failed: {content.get('ename')}: {content.get('evalue')}")
+    texts = []
+    for i, expression in enumerate(expressions):
+        result = content["user_expressions"][str(i)]
+        if result["status"] != "ok":
+            raise RuntimeError(
+                f"inline `{{python}} {expression}` failed: {result['ename']}: {result['evalue']}"
+            )
+        texts.append(result["data"].get("text/plain", ""))
+    return texts
+
+
 def run_chapter(
     path: str | Path, timeout: int = 300, env: dict[str, str | None] | None = None
 ) -> ChapterRun:
@@ -119,9 +137,11 @@ def run_chapter(
     ``{"ATEN_CPU_CAPABILITY": "default"}``; a ``None`` value removes that variable. ``env=None``
     runs the kernel in this process's environment.
 
-    Inline expressions run twice: where they stand in the prose, and again after the last cell.
-    Both must render the same number, so a later cell cannot silently change an earlier sentence.
-    Any error raises (nbclient's CellExecutionError names the cell).
+    As in Quarto's notebook.py, the prose between two python cells is one markdown cell, and its
+    inline expressions are evaluated together, after the cells above it, in one request. They
+    are evaluated once more after the last cell: both must render the same number, so a later
+    cell cannot silently change an earlier sentence. Any error raises (nbclient's
+    CellExecutionError names the cell).
     """
     path = Path(path).resolve()
     cells = parse_file(path)
@@ -130,19 +150,17 @@ def run_chapter(
         nb.cells.append(nbformat.v4.new_code_cell(QUARTO_PLOTLY_SETUP, metadata={"role": "setup"}))
     nb.cells.append(nbformat.v4.new_code_cell(QUARTO_OJS_DEFINE, metadata={"role": "setup"}))
     for i, cell in enumerate(cells):
-        if cell.kind == "python" and cell.options.get("eval") is not False:  # Quarto skips eval: false
-            nb.cells.append(
-                nbformat.v4.new_code_cell(cell.source, metadata={"role": "cell", "i": i})
-            )
-        elif cell.kind == "inline":
-            nb.cells.append(
-                nbformat.v4.new_code_cell(cell.source, metadata={"role": "inline", "i": i})
-            )
-    for i, cell in enumerate(cells):
-        if cell.kind == "inline":
-            nb.cells.append(
-                nbformat.v4.new_code_cell(cell.source, metadata={"role": "inline-end", "i": i})
-            )
+        if cell.kind == "python":  # a code cell in Quarto's notebook, even with eval: false
+            if cell.options.get("eval") is not False:  # Quarto skips eval: false
+                nb.cells.append(
+                    nbformat.v4.new_code_cell(cell.source, metadata={"role": "cell", "i": i})
+                )
+            nb.cells.append(nbformat.v4.new_markdown_cell("", metadata={"inline": []}))
+        elif cell.kind == "inline":  # in the markdown cell after the last python cell
+            if nb.cells[-1].cell_type != "markdown":
+                nb.cells.append(nbformat.v4.new_markdown_cell("", metadata={"inline": []}))
+            nb.cells[-1].metadata["inline"].append(i)
+    nb.cells = [c for c in nb.cells if c.cell_type == "code" or c.metadata["inline"]]
 
     start = time.perf_counter()
     client = NotebookClient(
@@ -154,13 +172,38 @@ def run_chapter(
     kernel_kw = {}
     if env is not None:  # the kernel's whole environment: ours, with env's changes
         kernel_kw["env"] = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
-    client.execute(**kernel_kw)
+    # nbclient's own execute() loop, with Quarto's inline step for markdown cells.
+    client.reset_execution_trackers()
+    where: dict[int, str] = {}
+    with client.setup_kernel(**kernel_kw):
+        client.wait_for_reply(client.kc.kernel_info())
+        for index, nb_cell in enumerate(nb.cells):
+            if nb_cell.cell_type == "code":
+                client.execute_cell(nb_cell, index)
+            else:
+                ids = nb_cell.metadata["inline"]
+                texts = _inline_results(client, [cells[i].source for i in ids])
+                where.update(zip(ids, texts, strict=True))
+        inline_ids = sorted(where)
+        at_end = dict(zip(inline_ids, _inline_results(client, [cells[i].source for i in inline_ids]),
+                          strict=True))
     run = ChapterRun(path=path, cells=cells, seconds=time.perf_counter() - start)
 
-    at_place: dict[int, str] = {}
+    for i in inline_ids:
+        cell, text = cells[i], where[i].strip()
+        if not NUMBER.match(text):
+            raise ValueError(
+                f"{path.name}:{cell.line}: inline `{{python}} {cell.source}` rendered {text!r}; "
+                "inline expressions must be plain numbers (round them in a cell)"
+            )
+        run.inline.append((cell, text))
+        if at_end[i].strip() != text:
+            raise ValueError(
+                f"{path.name}:{cell.line}: `{{python}} {cell.source}` is {text}"
+                f" where it stands but {at_end[i].strip()} at the end of the chapter"
+            )
     for nb_cell in nb.cells:
-        role = nb_cell.metadata.get("role")
-        if role == "cell":
+        if nb_cell.metadata.get("role") == "cell":
             run.outputs.append(_text_of(nb_cell.outputs))
             run.html_outputs.extend((cells[nb_cell.metadata["i"]], out["data"]["text/html"])
                                     for out in nb_cell.outputs if "text/html" in out.get("data", {}))
@@ -182,20 +225,4 @@ def run_chapter(
                                 f"{path.name}: ojs_define defines {item['name']!r} twice"
                             )
                         run.defines[item["name"]] = item["value"]
-        elif role in ("inline", "inline-end"):
-            cell = cells[nb_cell.metadata["i"]]
-            text = _text_of(nb_cell.outputs).strip()
-            if not NUMBER.match(text):
-                raise ValueError(
-                    f"{path.name}:{cell.line}: inline `{{python}} {cell.source}` rendered {text!r}; "
-                    "inline expressions must be plain numbers (round them in a cell)"
-                )
-            if role == "inline":
-                at_place[nb_cell.metadata["i"]] = text
-                run.inline.append((cell, text))
-            elif at_place[nb_cell.metadata["i"]] != text:
-                raise ValueError(
-                    f"{path.name}:{cell.line}: `{{python}} {cell.source}` is {at_place[nb_cell.metadata['i']]}"
-                    f" where it stands but {text} at the end of the chapter"
-                )
     return run
