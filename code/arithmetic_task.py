@@ -51,23 +51,31 @@ __all__ = [
     "HELD_OUT_SHARE",
     "PAD",
     "PROMPT_CHARS",
+    "ROUTES",
+    "ROUTE_TOKENS",
     "VOCAB",
     "add_rechecks",
     "answer_of",
     "batch_of",
     "decode",
     "encode",
+    "first_route_slip",
     "first_slip",
     "grade",
     "held_out_problems",
     "is_held_out",
     "make_batch",
+    "make_route_batch",
+    "make_route_trace",
     "encode_example",
     "make_trace",
     "prompt_of",
     "random_problem",
     "require_problems",
+    "require_routes",
+    "route_of",
     "write_chain",
+    "write_route_chain",
 ]
 
 #: Padding (never predicted), beginning of sequence, end of sequence.
@@ -516,10 +524,22 @@ def write_route_chain(
     route = require_choice("route", route, ROUTES)
     program = _route_program(problem, route)
     if slip_step is not None:
-        require_int("slip_step", slip_step, low=0)
+        slip_step = require_int("slip_step", slip_step, low=0)
         if slip_step >= len(program):
             raise ValueError(f"slip_step must be < {len(program)} for {problem!r}, got {slip_step}")
     slip_delta = require_int("slip_delta", slip_delta, low=-1000, high=1000)
+    return _write_program(route, program, slip_step, slip_delta)
+
+
+def _route_chain(
+    problem: str, route: str, slip_step: int | None = None, slip_delta: int = 0
+) -> str:
+    """``write_route_chain`` for callers in this module that have checked their arguments."""
+    return _write_program(route, _route_program(problem, route), slip_step, slip_delta)
+
+
+def _write_program(route: str, program: list[_Spec], slip_step: int | None, slip_delta: int) -> str:
+    """The chain text of ``route``'s ``program``, the slip (if any) carried forward."""
     results: list[int] = []
     lines = [ROUTE_TOKENS[route]]
 
@@ -541,10 +561,22 @@ def write_route_chain(
 
 def route_of(chain: str) -> str | None:
     """The route a chain announces (its first token), or None when it announces none."""
-    require_str("chain", chain)
+    return _route_of(require_str("chain", chain))
+
+
+def _route_of(chain: str) -> str | None:
     if len(chain) >= 2 and chain[1] == ";":
         return _ROUTE_OF_TOKEN.get(chain[0])
     return None
+
+
+def require_routes(name: str, routes: object) -> list[str]:
+    """A non-empty sequence of ``ROUTES`` as a list (repeats allowed: they weight the draw)."""
+    require_arg_name("name", name)
+    routes = require_sequence(name, routes, min_len=1)
+    for route in routes:
+        require_choice(name, route, ROUTES)
+    return routes
 
 
 def make_route_trace(
@@ -559,14 +591,16 @@ def make_route_trace(
     _check_problem(problem)
     _require_rng(rng)
     slip_share = require_prob("slip_share", slip_share)
-    routes = require_sequence("routes", routes, min_len=1)
-    for route in routes:
-        require_choice("routes", route, ROUTES)
-    route = rng.choice(list(routes))
+    return _route_trace(problem, rng, slip_share, require_routes("routes", routes))
+
+
+def _route_trace(problem: str, rng: random.Random, slip_share: float, routes: list[str]) -> str:
+    route = rng.choice(routes)
     if rng.random() < slip_share:
+        # Every route of an n-operand problem has n - 1 = len(problem) // 2 steps.
         step = rng.randrange(len(problem) // 2)
-        return write_route_chain(problem, route, step, rng.choice((-2, -1, 1, 2)))
-    return write_route_chain(problem, route)
+        return _route_chain(problem, route, step, rng.choice((-2, -1, 1, 2)))
+    return _route_chain(problem, route)
 
 
 def make_route_batch(
@@ -581,11 +615,14 @@ def make_route_batch(
     _require_rng(rng)
     batch_size = require_int("batch_size", batch_size, low=1, high=MAX_BATCH)
     context = require_int("context", context, low=2, high=MAX_CONTEXT)
-    require_prob("slip_share", slip_share)
+    slip_share = require_prob("slip_share", slip_share)
+    # Checked (and materialised) once here, not once per row: an iterator of routes would
+    # otherwise be used up by the first row.
+    routes = require_routes("routes", routes)
     pairs = []
     for _ in range(batch_size):
         problem = random_problem(rng, "train")
-        pairs.append((problem, make_route_trace(problem, rng, slip_share, routes)))
+        pairs.append((problem, _route_trace(problem, rng, slip_share, routes)))
     return batch_of(pairs, context)
 
 
@@ -598,10 +635,10 @@ def first_route_slip(problem: str, chain: str) -> int | None:
     """
     _check_problem(problem)
     require_str("chain", chain)
-    route = route_of(chain)
+    route = _route_of(chain)
     if route is None:
         return 0
-    right = write_route_chain(problem, route)
+    right = _route_chain(problem, route)
     if chain == right:
         return None
     got, want = chain.split(";")[1:], right.split(";")[1:-1]

@@ -150,3 +150,17 @@ def test_route_batch_prompts_name_no_route():
         problem, chain = decode(row.tolist()).split("=", 1)
         assert chain == write_chain(problem) and route_of(chain) is None
     assert answer_of("7+5-3-6+7") == "10"
+
+
+def test_route_batch_checks_its_routes_once():
+    # Before: each row re-checked ``routes``, so an iterator was used up by the first row and
+    # the second was refused ("routes must hold at least one item").
+    x, _ = make_route_batch(random.Random(2), 8, 0.3, routes=iter(["pairs", "signs"]))
+    chains = [decode(row.tolist()).split("=", 1)[1] for row in x]
+    assert {route_of(c) for c in chains} <= {"pairs", "signs"}
+    same, _ = make_route_batch(random.Random(2), 8, 0.3, routes=["pairs", "signs"])
+    assert (x == same).all()
+    with pytest.raises(ValueError, match="routes must be one of"):
+        make_route_batch(random.Random(2), 8, 0.3, routes=["pairs", "diagonal"])
+    with pytest.raises(TypeError, match="routes must be a sequence"):
+        make_route_batch(random.Random(2), 8, 0.3, routes="pairs")
