@@ -29,12 +29,13 @@ import os
 import platform
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import torch
 
 from arithmetic_task import (
+    MAX_BATCH,
     ROUTE_TOKENS,
     ROUTES,
     answer_of,
@@ -44,13 +45,27 @@ from arithmetic_task import (
     make_route_batch,
     prompt_of,
     require_problems,
+    require_routes,
     route_of,
 )
-from checks import require_choice, require_float, require_int, require_prob, require_seed
-from evaluation import bootstrap_interval, cons_at_k_counts, pass_at_k
+from checks import (
+    MAX_SEED,
+    require_callable,
+    require_float,
+    require_int,
+    require_optional_float,
+    require_prob,
+    require_seed,
+    require_sequence,
+    require_sequence_of_sequences,
+    require_str,
+)
+from evaluation import MAX_CELLS, MAX_VOTES, bootstrap_interval, cons_at_k_counts, pass_at_k
 from reasoning import extract_answer, majority_vote, vote_distribution
 from tiny_gpt import (
     DATA_DIR,
+    MAX_ROWS,
+    MAX_STEPS,
     TinyGPT,
     TinyGPTConfig,
     accuracy,
@@ -89,6 +104,30 @@ SAMPLED_PROBLEMS, SAMPLED_N, SAMPLED_SEED = 200, 32, 7
 
 
 # ---------------------------------------------------------------------------------------------
+# Argument checks (the public functions check once; the private ones they call trust them)
+# ---------------------------------------------------------------------------------------------
+
+
+def _require_model(name: str, model: object) -> TinyGPT:
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"{name} must be a TinyGPT, got {type(model).__name__}")
+    return model
+
+
+def _require_mapping(name: str, value: object) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def _require_tally(name: str, tally: object) -> Mapping:
+    """A mapping of anything to a count (an int >= 0), e.g. route -> chains."""
+    for key, count in _require_mapping(name, tally).items():
+        require_int(f"{name}[{key!r}]", count, low=0)
+    return tally
+
+
+# ---------------------------------------------------------------------------------------------
 # Training
 # ---------------------------------------------------------------------------------------------
 
@@ -116,12 +155,19 @@ def train_reasoner(
     (``torch.set_num_threads``); it is recorded, since it decides the bits.
     """
     seed = require_seed("seed", seed)
-    slip_share = require_prob("slip_share", slip_share)
     if routes is not None:
-        routes = tuple(require_choice("routes", r, ROUTES) for r in routes)
-        if not routes:
-            raise ValueError("routes must name at least one route (or be None)")
-    config = config or TinyGPTConfig()
+        routes = tuple(require_routes("routes", routes))
+    steps = require_int("steps", steps, low=1, high=MAX_STEPS)
+    # A batch is a (batch_size, context) tensor pair: arithmetic_task's cap on one batch.
+    batch_size = require_int("batch_size", batch_size, low=1, high=MAX_BATCH)
+    warmup = require_int("warmup", warmup, low=0, high=MAX_STEPS)
+    slip_share = require_prob("slip_share", slip_share)
+    if config is None:
+        config = TinyGPTConfig()
+    elif not isinstance(config, TinyGPTConfig):
+        raise TypeError(f"config must be a TinyGPTConfig or None, got {type(config).__name__}")
+    # lr, min_lr and log_every go to tiny_gpt.train unchanged, which checks them under these
+    # names before its first step; checking them here as well would be the same check twice.
     model = TinyGPT(config, seed=seed)
     data_rng = random.Random(seed + 1)
 
@@ -172,6 +218,7 @@ def checkpoint_metrics(model: TinyGPT) -> dict:
     test reproduces it exactly), per-sample accuracy at T = 0.7 and 1.0 (200 problems x 32),
     and, for a route-announcing model, the share of greedy chains on each route.
     """
+    _require_model("model", model)
     greedy_set = held_out_problems(GREEDY_PROBLEMS, seed=GREEDY_SEED)
     greedy_chains = sample_chains(model, greedy_set, 1, 0.0, batch_size=512)
     sampled_set = held_out_problems(SAMPLED_PROBLEMS, seed=SAMPLED_SEED)
@@ -227,7 +274,13 @@ def greedy_by_route(
     The prompt is the problem, ``=``, the route's token and ``;`` (what the model would have
     written had it chosen that route); each returned chain includes that prefix.
     """
+    _require_model("model", model)
     problems = require_problems("problems", problems, min_len=1)
+    batch_size = require_int("batch_size", batch_size, low=1, high=MAX_ROWS)
+    return _greedy_by_route(model, problems, batch_size)
+
+
+def _greedy_by_route(model: TinyGPT, problems: list[str], batch_size: int) -> dict[str, list[str]]:
     out = {}
     for route in ROUTES:
         prefix = ROUTE_TOKENS[route] + ";"
@@ -247,16 +300,35 @@ def greedy_by_route(
 def error_correlation(wrong: Sequence[int], n: Sequence[int] | int) -> float:
     """Correlation of the errors of two distinct chains of one problem (intra-class).
 
-    ``wrong[i]`` of the ``n[i]`` chains of problem i are wrong. With e_j the 0/1 error of chain
-    j, p the overall error rate and E[e_j e_k] the chance that two distinct chains of a random
-    problem are both wrong, the correlation is (E[e_j e_k] - p^2) / (p (1 - p)): 0 when errors
-    strike every problem alike (each chain an independent coin), 1 when a problem's chains are
-    all right or all wrong. Problems are weighted equally. NaN when p is 0 or 1.
+    ``wrong[i]`` of the ``n[i]`` chains of problem i are wrong (``n`` one count for every
+    problem, or one per problem). With e_j the 0/1 error of chain j, p the overall error rate
+    and E[e_j e_k] the chance that two distinct chains of a random problem are both wrong, the
+    correlation is (E[e_j e_k] - p^2) / (p (1 - p)): 0 when errors strike every problem alike
+    (each chain an independent coin), 1 when a problem's chains are all right or all wrong.
+    Problems are weighted equally. NaN when p is 0 or 1.
     """
+    wrong = require_sequence("wrong", wrong, min_len=1)
+    wrong = [require_int(f"wrong[{i}]", w, low=0) for i, w in enumerate(wrong)]
+    if isinstance(n, (str, bytes)) or not isinstance(n, Iterable):
+        n = require_int("n", n, low=2)
+        sizes = [n] * len(wrong)
+    else:
+        n = require_sequence("n", n, min_len=1)
+        if len(n) not in (1, len(wrong)):
+            raise ValueError(
+                f"n must hold one count or one per problem ({len(wrong)}), got {len(n)}"
+            )
+        n = [require_int(f"n[{i}]", m, low=2) for i, m in enumerate(n)]
+        sizes = n * len(wrong) if len(n) == 1 else n
+    for i, (w, m) in enumerate(zip(wrong, sizes, strict=True)):
+        if w > m:
+            raise ValueError(f"wrong[{i}] must be <= its n ({m}), got {w}")
+    return _error_correlation(wrong, n)
+
+
+def _error_correlation(wrong: Sequence[int], n: Sequence[int] | int) -> float:
     w = np.asarray(wrong, dtype=float)
     m = np.broadcast_to(np.asarray(n, dtype=float), w.shape)
-    if w.ndim != 1 or len(w) == 0 or np.any(m < 2) or np.any(w < 0) or np.any(w > m):
-        raise ValueError("wrong must be counts 0 <= wrong[i] <= n[i], with n[i] >= 2")
     p = float(np.mean(w / m))
     both = float(np.mean(w * (w - 1) / (m * (m - 1))))
     return (both - p * p) / (p * (1 - p)) if 0 < p < 1 else math.nan
@@ -271,8 +343,31 @@ def route_error_correlation(
     Pairs of distinct chains are pooled over problems within each kind (same route, different
     routes); each kind's both-wrong rate is set against the overall error rate as in
     ``error_correlation``. Lower across routes than within one means the routes fail on
-    different problems: the diversity a vote can use.
+    different problems: the diversity a vote can use. A kind with no pair, or an error rate of
+    0 or 1, gives NaN.
     """
+    wrong = require_sequence("wrong", wrong, min_len=1)
+    count = require_sequence("count", count)
+    if len(count) != len(wrong):
+        raise ValueError(
+            f"count must hold one tally per problem, as wrong does ({len(wrong)}), got {len(count)}"
+        )
+    for i, (w, c) in enumerate(zip(wrong, count, strict=True)):
+        _require_tally(f"count[{i}]", c)
+        for route, x in _require_tally(f"wrong[{i}]", w).items():
+            if x > c.get(route, 0):
+                raise ValueError(
+                    f"wrong[{i}][{route!r}] must be <= count[{i}][{route!r}] "
+                    f"({c.get(route, 0)}), got {x}"
+                )
+    if not any(sum(c.values()) for c in count):
+        raise ValueError("count must hold at least one chain")
+    return _route_error_correlation(wrong, count)
+
+
+def _route_error_correlation(
+    wrong: Sequence[Mapping[str, int]], count: Sequence[Mapping[str, int]]
+) -> dict[str, float]:
     tot_w = sum(sum(w.values()) for w in wrong)
     tot_n = sum(sum(c.values()) for c in count)
     p = tot_w / tot_n
@@ -300,6 +395,13 @@ def wrong_agreement(counts: Mapping[str | None, int], correct: str) -> float | N
     1/D when the wrong votes split evenly over D answers; None with fewer than two wrong chains.
     Unreadable chains (answer None) are wrong and agree with no one.
     """
+    for answer in _require_tally("counts", counts):
+        if answer is not None and not isinstance(answer, str):
+            raise TypeError(f"counts keys must be answers (str) or None, got {answer!r}")
+    return _wrong_agreement(counts, require_str("correct", correct))
+
+
+def _wrong_agreement(counts: Mapping[str | None, int], correct: str) -> float | None:
     wrong = {a: c for a, c in counts.items() if a != correct}
     total = sum(wrong.values())
     if total < 2:
@@ -390,7 +492,49 @@ def summarize_chains(
     answer's share of the wrong votes; the chance two wrong chains agree; the error
     correlation of two chains of one problem; and, per route, the share of chains, their
     accuracy, and the vote within the route against the vote of as many chains of any route.
+
+    Every problem needs the same number n of chains, 2 <= n <= ``evaluation.MAX_VOTES`` (the
+    error correlation needs two; cons@k's exact count is capped there), and each k is in [1, n].
     """
+    problems = require_problems("problems", problems, min_len=1)
+    chains = require_sequence_of_sequences("chains", chains)
+    if len(chains) != len(problems):
+        raise ValueError(
+            f"chains must hold one list per problem, got {len(chains)} lists "
+            f"for {len(problems)} problems"
+        )
+    n = len(chains[0])
+    if not 2 <= n <= MAX_VOTES:
+        raise ValueError(f"chains[0] must hold 2 to {MAX_VOTES} chains, got {n}")
+    for i, cs in enumerate(chains):
+        if len(cs) != n:
+            raise ValueError(
+                f"chains[{i}] must hold as many chains as chains[0] ({n}), got {len(cs)}"
+            )
+        for j, chain in enumerate(cs):
+            require_str(f"chains[{i}][{j}]", chain)
+    ks = require_sequence("ks", ks)
+    ks = [require_int(f"ks[{i}]", k, low=1, high=n) for i, k in enumerate(ks)]
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    num_bootstrap = _require_num_bootstrap(num_bootstrap, len(problems))
+    return _summarize_chains(problems, chains, ks, rng, num_bootstrap)
+
+
+def _require_num_bootstrap(num_bootstrap: object, num_problems: int) -> int:
+    num_bootstrap = require_int("num_bootstrap", num_bootstrap, low=1)
+    if num_bootstrap * num_problems > MAX_CELLS:  # evaluation.bootstrap_interval's cap
+        raise ValueError(f"num_bootstrap x len(problems) must be <= {MAX_CELLS}")
+    return num_bootstrap
+
+
+def _summarize_chains(
+    problems: list[str],
+    chains: Sequence[Sequence[str]],
+    ks: list[int],
+    rng: np.random.Generator,
+    num_bootstrap: int,
+) -> dict:
     answers = [answer_of(p) for p in problems]
     n_problems = len(problems)
     pass_k = {k: np.zeros(n_problems) for k in ks}
@@ -417,7 +561,7 @@ def summarize_chains(
         all_counts = dict(counts)
         if num_none:
             all_counts[None] = num_none
-        a = wrong_agreement(all_counts, answers[i])
+        a = _wrong_agreement(all_counts, answers[i])
         if a is not None:
             agree.append(a)
         routes = [route_of(ch) for ch in cs]
@@ -444,7 +588,7 @@ def summarize_chains(
         "modal_wrong": _interval(np.array(modal_wrong, dtype=float), rng, num_bootstrap),
         "top_wrong_share": round(float(np.mean(top_wrong)), 4) if top_wrong else None,
         "wrong_agreement": round(float(np.mean(agree)), 4) if agree else None,
-        "error_correlation": _finite(error_correlation([n - c for c in correct], n)),
+        "error_correlation": _finite(_error_correlation([n - c for c in correct], n)),
         "routes": {},
         "correct": [int(c) for c in correct],
     }
@@ -464,7 +608,7 @@ def summarize_chains(
         out["routes"][key] = entry
     if len(out["routes"]) > 1:
         out["route_error_correlation"] = {
-            k: _finite(v) for k, v in route_error_correlation(route_wrong, route_count).items()
+            k: _finite(v) for k, v in _route_error_correlation(route_wrong, route_count).items()
         }
     return out
 
@@ -486,12 +630,38 @@ def evaluate(
     ``summarize_chains``. The sample seed of (model m, temperature t) is ``seed + 1 + t_index``,
     the same for every model, and the bootstrap draws come from one generator seeded ``seed``,
     so the record is reproducible with the same thread count. ``progress`` (e.g. ``print``)
-    hears a line after each model's greedy pass and each temperature.
+    hears a line after each model's sampling at each temperature.
+
+    Sizes are capped before any chain is drawn: ``samples`` at ``evaluation.MAX_VOTES`` (the
+    exact cons@k), ``samples x len(problems)`` at ``tiny_gpt.MAX_ROWS`` chains per call,
+    ``num_bootstrap x len(problems)`` at ``evaluation.MAX_CELLS``.
     """
+    models = _require_mapping("models", models)
+    if not models:
+        raise ValueError("models must hold at least one model")
+    for name, model in models.items():
+        if not isinstance(name, str):
+            raise TypeError(f"models must be keyed by name (str), got key {name!r}")
+        _require_model(f"models[{name!r}]", model)
     problems = require_problems("problems", problems, min_len=1)
-    samples = require_int("samples", samples, low=2)
+    samples = require_int("samples", samples, low=2, high=MAX_VOTES)
+    if samples * len(problems) > MAX_ROWS:
+        raise ValueError(f"samples x len(problems) must be <= {MAX_ROWS} chains")
+    temperatures = require_sequence("temperatures", temperatures)
+    for i, temperature in enumerate(temperatures):
+        # Checked, not converted: the record's keys are str(temperature) as given.
+        require_float(f"temperatures[{i}]", temperature, low=0.0)
+    if len({str(t) for t in temperatures}) != len(temperatures):
+        raise ValueError(f"temperatures must be distinct, got {temperatures}")
+    seed = require_seed("seed", seed)
+    if seed + len(temperatures) > MAX_SEED:  # temperature i samples with seed + 1 + i
+        raise ValueError(f"seed must be <= {MAX_SEED - len(temperatures)}, got {seed}")
+    num_bootstrap = _require_num_bootstrap(num_bootstrap, len(problems))
+    batch_size = require_int("batch_size", batch_size, low=1, high=MAX_ROWS)
+    if progress is not None:
+        require_callable("progress", progress)
     ks = powers_of_two(samples)
-    rng = np.random.default_rng(require_seed("seed", seed))
+    rng = np.random.default_rng(seed)
     out: dict = {
         "problems": problems,
         "samples": samples,
@@ -515,7 +685,7 @@ def evaluate(
             r: round(greedy_routes.count(r) / len(problems), 4) for r in sorted(set(greedy_routes))
         }
         if any(r != "None" for r in greedy_routes):
-            forced = greedy_by_route(model, problems, batch_size)
+            forced = _greedy_by_route(model, problems, batch_size)
             forced_right = {
                 r: np.array([grade(p, c) for p, c in zip(problems, cs, strict=True)])
                 for r, cs in forced.items()
@@ -535,7 +705,7 @@ def evaluate(
                 model, problems, samples, temperature, seed + 1 + t_index, batch_size
             )
             seconds = time.perf_counter() - start
-            summary = summarize_chains(problems, chains, ks, rng, num_bootstrap)
+            summary = _summarize_chains(problems, chains, ks, rng, num_bootstrap)
             summary["seconds"] = round(seconds, 2)
             summary["chains_per_second"] = round(len(problems) * samples / seconds, 1)
             record["sampled"][str(temperature)] = summary
@@ -548,6 +718,67 @@ def evaluate(
 MODEL_LABELS = {"single": "single-path (one route)", "multi": "multi-path (three routes)"}
 
 
+def _field(mapping: Mapping, key: str, where: str) -> object:
+    if key not in mapping:
+        raise ValueError(f"{where} has no {key!r} (is it evaluate()'s record?)")
+    return mapping[key]
+
+
+def _key_number(where: str, key: object, kind: type) -> None:
+    """A record's key that must read as a number (a temperature "0.7", a k "128")."""
+    try:
+        value = kind(key) if isinstance(key, str) else None
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value):
+        raise ValueError(f"{where} must be keyed by {kind.__name__} text such as '1', got {key!r}")
+
+
+def _require_record(record: object) -> Mapping:
+    """``record`` as ``evaluate`` returns it (``data/multipath_eval.json``): the fields that
+    ``vote_curve_rows`` and ``comparison_rows`` read, each of the right kind."""
+    record = _require_mapping("record", record)
+    ks = require_sequence("record['ks']", _field(record, "ks", "record"), min_len=1)
+    for i, k in enumerate(ks):
+        require_int(f"record['ks'][{i}]", k, low=1)
+    models = _require_mapping("record['models']", _field(record, "models", "record"))
+    for name, rec in models.items():
+        require_str("record['models'] keys", name)
+        where = f"record['models'][{name!r}]"
+        rec = _require_mapping(where, rec)
+        greedy = _require_mapping(f"{where}['greedy']", _field(rec, "greedy", where))
+        require_float(f"{where}['greedy']['value']", _field(greedy, "value", f"{where}['greedy']"))
+        sampled = _require_mapping(f"{where}['sampled']", _field(rec, "sampled", where))
+        for t, s in sampled.items():
+            _key_number(f"{where}['sampled']", t, float)
+            at = f"{where}['sampled'][{t!r}]"
+            s = _require_mapping(at, s)
+            for stat in ("cons@k", "pass@k"):
+                table = _require_mapping(f"{at}[{stat!r}]", _field(s, stat, at))
+                _field(table, str(ks[-1]), f"{at}[{stat!r}]")  # the largest k, compared
+                for k, interval in table.items():
+                    _key_number(f"{at}[{stat!r}]", k, int)
+                    cell = _require_mapping(f"{at}[{stat!r}][{k!r}]", interval)
+                    for part in ("value", "lo", "hi"):
+                        label = f"{at}[{stat!r}][{k!r}][{part!r}]"
+                        require_float(label, _field(cell, part, f"{at}[{stat!r}][{k!r}]"))
+            for stat in ("per_sample", "modal_wrong"):
+                cell = _require_mapping(f"{at}[{stat!r}]", _field(s, stat, at))
+                require_float(f"{at}[{stat!r}]['value']", _field(cell, "value", f"{at}[{stat!r}]"))
+            # None where a statistic is undefined (JSON has no NaN).
+            for stat in ("top_wrong_share", "wrong_agreement", "error_correlation"):
+                require_optional_float(f"{at}[{stat!r}]", _field(s, stat, at))
+            by_route = s.get("route_error_correlation")
+            if by_route is not None:
+                by_route = _require_mapping(f"{at}['route_error_correlation']", by_route)
+                for kind in ("same_route", "cross_route"):
+                    require_optional_float(
+                        f"{at}['route_error_correlation'][{kind!r}]",
+                        _field(by_route, kind, f"{at}['route_error_correlation']"),
+                    )
+    return record
+
+
 def vote_curve_rows(record: Mapping) -> tuple[list[dict], list[dict]]:
     """``data/multipath_eval.json`` reshaped for the vote-curve widget (``vote_routes.js``).
 
@@ -556,6 +787,7 @@ def vote_curve_rows(record: Mapping) -> tuple[list[dict], list[dict]]:
     the error correlation of two chains (and for a route-announcing model, of two chains on
     the same route and on different routes).
     """
+    record = _require_record(record)
     rows, models = [], []
     for name, rec in record["models"].items():
         entry = {
@@ -584,7 +816,13 @@ def comparison_rows(record: Mapping, temperatures: Sequence[float] | None = None
     Columns: greedy accuracy, per-sample accuracy, cons@K and pass@K at the largest K, the
     share of problems whose modal answer is wrong, the top wrong answer's share of the wrong
     votes, the chance that two wrong chains agree, and the error correlation of two chains.
+    ``temperatures`` (all when None) chooses which of the record's temperatures to show.
     """
+    record = _require_record(record)
+    if temperatures is not None:
+        temperatures = require_sequence("temperatures", temperatures)
+        for i, temperature in enumerate(temperatures):
+            require_float(f"temperatures[{i}]", temperature)
     big = str(record["ks"][-1])
     rows = []
     for name, rec in record["models"].items():

@@ -14,6 +14,7 @@ from arithmetic_task import ROUTES, answer_of, held_out_problems, write_route_ch
 from multipath_reasoner import (
     MULTIPATH_EVAL_PATH,
     MULTIPATH_PATH,
+    comparison_rows,
     error_correlation,
     evaluate,
     greedy_by_route,
@@ -22,6 +23,7 @@ from multipath_reasoner import (
     summarize_chains,
     train_reasoner,
     vote_ceiling,
+    vote_curve_rows,
     wrong_agreement,
 )
 from tiny_gpt import TinyGPTConfig, count_parameters, load_checkpoint, sample_chains
@@ -120,6 +122,11 @@ def test_evaluate_small_is_reproducible():
     assert a == b  # NaN is recorded as None (JSON has no NaN), so equal records compare equal
     assert a["ks"] == [1, 2, 4]
     json.dumps(a, allow_nan=False)
+    # The reshaping for chapters 2 and 3 reads evaluate's own record (None where undefined).
+    rows, models = vote_curve_rows(a)
+    assert [(r["k"], r["temperature"]) for r in rows] == [(1, 1.0), (2, 1.0), (4, 1.0)]
+    assert [m["model"] for m in models] == ["m"]
+    assert [r["temperature"] for r in comparison_rows(a)] == [1.0]
 
 
 # --- the shipped files ------------------------------------------------------------------------

@@ -46,16 +46,6 @@ MEMORY_HEADROOM = 1 << 30  # a call may grow the address space by 1 GiB at most
 # Reviewed exceptions: (module, name) -> why the hostile-argument contract does not apply.
 ALLOW = {
     ("figures", "BookRenderer"): "a plotly renderer subclass: its constructor is plotly's own",
-    # NOT a reviewed exception: issue 13's new module landed at the deadline before its
-    # argument checks. Remove these entries once multipath_reasoner checks its arguments.
-    **{
-        ("multipath_reasoner", name): "TODO (issue 13): argument checks not yet written"
-        for name in (
-            "train_reasoner", "greedy_by_route", "error_correlation", "route_error_correlation",
-            "wrong_agreement", "summarize_chains", "evaluate", "vote_curve_rows",
-            "comparison_rows",
-        )
-    },
 }
 # The checks take (name, value) and put the caller's *name string* in the message, so "the
 # message names a parameter" does not apply to them; tests/test_checks.py tests them directly.
