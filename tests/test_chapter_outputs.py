@@ -1,6 +1,11 @@
 """What the chapters' cell outputs put on a page, beyond their text.
 
-Every Plotly figure needs an accessible name, which only `figures.describe` gives it.
+The book draws its figures as widgets (Observable Plot, named by their `ariaLabel`) and imports no
+Plotly; these checks stand guard for a chapter that draws a Plotly figure anyway, and the fixture
+tests/fixtures/harness-output-defects.qmd shows them failing on plotly's real output.
+
+Every Plotly figure needs an accessible name: Quarto's `fig-alt` reaches images only, so the
+figure's HTML must carry it (`<div role="figure" aria-label="...">` around plotly's own).
 
 Plotly figures: plotly's Jupyter renderers add a MathJax `<script src>` to every figure, so a page
 with two figures loaded MathJax twice (a console error on the real chapter 3) and, on a book whose
@@ -32,7 +37,7 @@ PLOTLY_JS = re.compile(
     re.I | re.M,
 )
 FIGURE = re.compile(r"class=\"plotly-graph-div\"")
-# A figure's accessible name: figures.describe(fig, alt) puts it on the figure's element.
+# A figure's accessible name: a role="figure" element with an aria-label around plotly's <div>.
 NAMED_FIGURE = re.compile(r"^<div role=\"figure\" aria-label=\"[^\"]+\">")
 DATAFRAME = re.compile(r"<table[^>]*class=\"dataframe\".*?</table>", re.S)
 ROW_HEADER = re.compile(r"<tr[^>]*>\s*<th[^>]*>(.*?)</th>", re.S)
@@ -54,7 +59,8 @@ def plotly_problems(run: ChapterRun) -> list[str]:
                if FIGURE.search(html) and not NAMED_FIGURE.match(html)]
     if unnamed:
         problems.append(f"the figures of the cells at lines {unnamed} have no accessible name "
-                        "(Quarto's fig-alt reaches images only: use figures.describe(fig, alt))")
+                        "(Quarto's fig-alt reaches images only: draw it as a widget, or wrap "
+                        "it in a <div role=\"figure\" aria-label=...>)")
     if len(plotly_js) > 1:
         problems.append(f"plotly.js is included {len(plotly_js)} times "
                         f"(cells at lines {[cell.line for _, cell in plotly_js]})")
