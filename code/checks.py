@@ -290,8 +290,9 @@ def require_advantages(
     if len(shape) == 2 and adv.dim() == 1 and adv.shape[0] == shape[0]:
         return adv.unsqueeze(-1)
     if broadcast:
-        try:
-            ok = torch.broadcast_shapes(adv.shape, shape) == shape
+        try:  # expand, not broadcast_shapes: the latter's first call imports sympy (~1 s)
+            adv.expand(shape)
+            ok = True
         except RuntimeError:
             ok = False
     else:

@@ -190,8 +190,8 @@ def clipped_surrogate_terms(
     """
     ratio = require_tensor("ratio", ratio, dtype="float")
     adv = require_tensor("advantages", advantages, dtype="float")
-    try:
-        torch.broadcast_shapes(ratio.shape, adv.shape)
+    try:  # broadcast_tensors, not broadcast_shapes: the latter's first call imports sympy (~1 s)
+        torch.broadcast_tensors(ratio, adv)
     except RuntimeError:
         raise ValueError(
             f"advantages of shape {tuple(adv.shape)} do not broadcast against ratio "
