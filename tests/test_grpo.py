@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -404,3 +408,25 @@ def test_learning_curves_grid_and_the_leash_slows_learning():
 
     for g in (4, 16, 64):
         assert final(g, 0.5) < final(g, 0.0)
+
+
+# ------------------------------------------------------------------ render cost
+
+
+def test_the_losses_do_not_import_sympy():
+    # torch.broadcast_shapes imports sympy on its first call (0.3 s of every chapter that
+    # computed a surrogate); the shape checks use broadcast_tensors / expand instead.
+    script = (
+        "import sys, torch\n"
+        "from grpo import clipped_surrogate_terms, grpo_surrogate\n"
+        "r = torch.tensor([0.9, 1.3])\n"
+        "clipped_surrogate_terms(r, torch.tensor([1.0, -1.0]), clip_low=0.2, clip_high=0.2)\n"
+        "grpo_surrogate(r.log(), torch.zeros(2), torch.tensor([1.0, -1.0]))\n"
+        "grpo_surrogate(torch.zeros(2, 3), torch.zeros(2, 3), torch.ones(2, 1))\n"
+        "print('sympy' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "code")},
+    )
+    assert done.stdout.strip() == "False"
