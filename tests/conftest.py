@@ -117,3 +117,54 @@ def js(browser, server):
     page = browser.new_context().new_page()
     page.goto(server.origin + "/chapters/blank.html")
     return JsModules(page, server.origin)
+
+
+# --- chapter 2's tiny reasoner (data/tiny_reasoner.json) ---------------------------------------
+
+
+@pytest.fixture(scope="session")
+def tiny_reasoner_checkpoint():
+    """The shipped tiny reasoner, loaded once per session (its SHA-256 checked): ``(model, meta)``.
+
+    Every test that reads the checkpoint shares this one object, so none may change it: a test
+    that trains takes a copy from `tiny_reasoner_copy`, and `tiny_reasoner` checks after each test
+    that the weights are still the file's.
+    """
+    from tiny_gpt import TINY_REASONER_PATH, load_checkpoint
+
+    return load_checkpoint(TINY_REASONER_PATH)
+
+
+@pytest.fixture
+def tiny_reasoner(tiny_reasoner_checkpoint):
+    """The shared tiny reasoner (a TinyGPT); fails the test that changed its weights."""
+    import torch
+
+    model = tiny_reasoner_checkpoint[0]
+    before = {name: t.detach().clone() for name, t in model.state_dict().items()}
+    yield model
+    changed = [n for n, t in model.state_dict().items() if not torch.equal(t, before[n])]
+    if changed:
+        model.load_state_dict(before)  # the tests after this one still get the file's weights
+    assert not changed, f"a test changed the shared tiny reasoner's {changed}; train a copy"
+
+
+@pytest.fixture
+def tiny_reasoner_copy(tiny_reasoner_checkpoint):
+    """A factory of fresh copies of the tiny reasoner, for tests that train one."""
+    import copy
+
+    return lambda: copy.deepcopy(tiny_reasoner_checkpoint[0])
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    """Decode on one torch thread for the module (opt in with
+    ``pytestmark = pytest.mark.usefixtures("one_thread")``): small batches are latency-bound, and
+    on a shared 2-core machine two threads spend their time waiting for each other."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import torch
 
 from arithmetic_task import held_out_problems
 from budget import MARKER, accuracy_vs_budget, budget_hook, thinking_ledger
-from tiny_gpt import load_checkpoint, sample
+from tiny_gpt import sample
 
-CHECKPOINT = Path(__file__).resolve().parents[1] / "data" / "tiny_reasoner.json"
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
-@pytest.fixture(scope="module")
-def model():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield load_checkpoint(CHECKPOINT)[0]
-    torch.set_num_threads(threads)
+@pytest.fixture
+def model(tiny_reasoner):
+    """Chapter 2's tiny reasoner (conftest's shared checkpoint)."""
+    return tiny_reasoner
 
 
 def test_ledger():
@@ -29,13 +25,13 @@ def test_ledger():
         thinking_ledger(3)
 
 
-def test_hook_validation():
+def test_hook_validation(model):
     with pytest.raises(ValueError, match="budget"):
         budget_hook(-1)
     with pytest.raises(ValueError, match="mode"):
         budget_hook(3, mode="stretch")
     with pytest.raises(TypeError, match="logits_hook"):
-        sample(load_checkpoint(CHECKPOINT)[0], ["7+5-3="], 0.0, logits_hook=5)
+        sample(model, ["7+5-3="], 0.0, logits_hook=5)
 
 
 def test_cut_forces_the_marker_at_the_budget(model):

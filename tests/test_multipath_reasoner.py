@@ -30,13 +30,7 @@ from tiny_gpt import TinyGPTConfig, count_parameters, load_checkpoint, sample_ch
 
 SMALL = TinyGPTConfig(n_layer=1, n_embd=16, n_head=2)
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def test_error_correlation_of_coins_and_of_all_or_nothing():
@@ -142,9 +136,11 @@ def shipped_eval():
     return json.loads(MULTIPATH_EVAL_PATH.read_text())
 
 
-def test_shipped_multipath_checkpoint_matches_the_single_path_one(shipped):
+def test_shipped_multipath_checkpoint_matches_the_single_path_one(
+    shipped, tiny_reasoner_checkpoint
+):
     model, meta = shipped
-    single, single_meta = load_checkpoint(MULTIPATH_PATH.with_name("tiny_reasoner.json"))
+    single, single_meta = tiny_reasoner_checkpoint
     size = MULTIPATH_PATH.stat().st_size + MULTIPATH_PATH.with_suffix(".bin").stat().st_size
     assert size < 2_000_000
     assert meta["config"] == single_meta["config"]

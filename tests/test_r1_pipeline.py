@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 import torch
@@ -30,14 +29,7 @@ from r1_pipeline import (
     thinking_mode,
 )
 from rl_reasoner import format_reward
-from tiny_gpt import TinyGPT, TinyGPTConfig, load_checkpoint
-
-CHECKPOINT = Path(__file__).resolve().parents[1] / "data" / "tiny_reasoner.json"
-
-
-@pytest.fixture(scope="module")
-def reasoner():
-    return load_checkpoint(CHECKPOINT)[0]
+from tiny_gpt import TinyGPT, TinyGPTConfig
 
 
 def test_rechecks_only_lengthen():
@@ -118,19 +110,19 @@ def test_sft_fits_its_data():
         sft(model, pairs, steps=0)
 
 
-def test_rejection_sampling_keeps_only_verified_chains(reasoner):
+def test_rejection_sampling_keeps_only_verified_chains(tiny_reasoner):
     problems = held_out_problems(12, seed=9)
-    pairs, stats = rejection_sample(reasoner, problems, 8, seed=0)
+    pairs, stats = rejection_sample(tiny_reasoner, problems, 8, seed=0)
     assert pairs and all(grade(p, c) == 1.0 and format_reward(c) == 1.0 for p, c in pairs)
     assert len(set(pairs)) == len(pairs)
     assert stats["samples"] == 96 and 0 < stats["kept"] <= 96 * stats["right_share"]
     assert stats["problems_covered"] == len({p for p, _ in pairs})
-    assert (pairs, stats) == rejection_sample(reasoner, problems, 8, seed=0)
+    assert (pairs, stats) == rejection_sample(tiny_reasoner, problems, 8, seed=0)
 
 
-def test_evaluate_uses_the_unbiased_estimator(reasoner):
+def test_evaluate_uses_the_unbiased_estimator(tiny_reasoner):
     problems = held_out_problems(10, seed=2)
-    ev = evaluate(reasoner, problems, 16, seed=1, ks=(1, 4, 16))
+    ev = evaluate(tiny_reasoner, problems, 16, seed=1, ks=(1, 4, 16))
     counts = ev["counts"]
     assert len(counts) == 10 and all(0 <= c <= 16 for c in counts)
     for k in (1, 4, 16):
@@ -140,5 +132,5 @@ def test_evaluate_uses_the_unbiased_estimator(reasoner):
         assert lo <= want <= hi
     assert sum(ev["mode_share"].values()) == pytest.approx(1.0)
     assert ev["mode_share"]["chain"] > 0.9  # chapter 2's reasoner always writes chains
-    assert ev == evaluate(reasoner, problems, 16, seed=1, ks=(1, 4, 16))
+    assert ev == evaluate(tiny_reasoner, problems, 16, seed=1, ks=(1, 4, 16))
     assert answer_of(problems[0])  # the problems are well-formed

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import copy
 import random
-from pathlib import Path
 
 import pytest
 import torch
@@ -25,16 +23,7 @@ from rl_reasoner import (
     rl_step,
     train_rl,
 )
-from tiny_gpt import TinyGPT, TinyGPTConfig, load_checkpoint
-
-CHECKPOINT = Path(__file__).resolve().parents[1] / "data" / "tiny_reasoner.json"
-
-
-@pytest.fixture(scope="module")
-def reasoner_copy():
-    """A factory of fresh copies of chapter 2's reasoner (each test trains its own)."""
-    model = load_checkpoint(CHECKPOINT)[0]
-    return lambda: copy.deepcopy(model)
+from tiny_gpt import TinyGPT, TinyGPTConfig
 
 
 def test_format_reward():
@@ -174,7 +163,7 @@ def test_clip_fractions_count_the_units_each_objective_clips():
 
 
 @pytest.mark.parametrize("objective", OBJECTIVES)
-def test_a_few_steps_raise_pass_at_1_on_a_fixed_problem_set(objective, reasoner_copy):
+def test_a_few_steps_raise_pass_at_1_on_a_fixed_problem_set(objective, tiny_reasoner_copy):
     """Every objective, trained for a few steps on 8 fixed problems, gets more of them right.
 
     pass@1 is measured before and after with the same 64 seeded samples per problem
@@ -185,7 +174,7 @@ def test_a_few_steps_raise_pass_at_1_on_a_fixed_problem_set(objective, reasoner_
 
     rng = random.Random(21)
     pool = tuple(random_problem(rng, "train") for _ in range(8))
-    model = reasoner_copy()
+    model = tiny_reasoner_copy()
     before = evaluate(model, pool, 64, seed=3, ks=(1,))["pass_at_k"][1]
     cfg = RLConfig.preset(objective, prompts_per_step=8, group_size=8, lr=3e-4, problem_pool=pool)
     train_rl(model, cfg, steps=6, seed=0)

@@ -41,15 +41,7 @@ from tiny_gpt import (
 SMALL = TinyGPTConfig(n_layer=2, n_embd=32, n_head=2)
 PROMPTS = ["7+5-3=", "1+2-3-4+5=", "3-4+5-6=", "9-9-9=", "0+0+0+0+0="]
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Decode on one thread: small batches are latency-bound, and on a shared 2-core machine
-    two threads spend their time waiting for each other. Restored after the module."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")

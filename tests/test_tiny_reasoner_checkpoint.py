@@ -24,24 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "data" / "tiny_reasoner.json"
 SMALL = TinyGPTConfig(n_layer=1, n_embd=16, n_head=2)
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Decode on one thread: small batches are latency-bound, and on a shared 2-core machine
-    two threads spend their time waiting for each other. Restored after the module."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    return load_checkpoint(SHIPPED)
-
-
-def test_shipped_checkpoint_is_small_and_complete(shipped):
-    model, meta = shipped
+def test_shipped_checkpoint_is_small_and_complete(tiny_reasoner_checkpoint):
+    model, meta = tiny_reasoner_checkpoint
     size = SHIPPED.stat().st_size + SHIPPED.with_suffix(".bin").stat().st_size
     assert size < 2_000_000
     assert count_parameters(model) == meta["training"]["parameters"] == 803_840
@@ -52,8 +39,8 @@ def test_shipped_checkpoint_is_small_and_complete(shipped):
     assert model.wte.weight.dtype == torch.float32
 
 
-def test_shipped_checkpoint_reproduces_its_greedy_accuracy(shipped):
-    model, meta = shipped
+def test_shipped_checkpoint_reproduces_its_greedy_accuracy(tiny_reasoner_checkpoint):
+    model, meta = tiny_reasoner_checkpoint
     record = meta["metrics"]["greedy"]
     problems = held_out_problems(record["problems"], seed=record["problem_seed"])
     chains = sample_chains(model, problems, 1, 0.0, batch_size=record["batch_size"])

@@ -107,9 +107,9 @@ def curve(data, temperature, metric):
     return {r["k"]: r for r in rows}
 
 
-def test_shipped_eval_meets_the_issue(shipped_eval):
+def test_shipped_eval_meets_the_issue(shipped_eval, tiny_reasoner_checkpoint):
     assert shipped_eval["problems"] >= 500 and shipped_eval["samples"] >= 128
-    _, meta = load_checkpoint(ROOT / "data" / "tiny_reasoner.json")
+    _, meta = tiny_reasoner_checkpoint
     assert shipped_eval["checkpoint"]["sha256"] == meta["sha256"]
     assert shipped_eval["ks"] == [1, 2, 4, 8, 16, 32, 64, 128]
     for temperature in (0.0, 0.7, 1.0):

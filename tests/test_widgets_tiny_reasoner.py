@@ -4,7 +4,6 @@ tally is the book's majority vote over the chains it shows."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 import torch
@@ -12,11 +11,10 @@ import torch
 from arithmetic_task import VOCAB, encode
 from conftest import executed
 from reasoning import extract_answer, majority_vote, vote_distribution
-from tiny_gpt import load_checkpoint, sample
+from tiny_gpt import sample
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("one_thread")]
 
-ROOT = Path(__file__).resolve().parents[1]
 STEM = "02-self-consistency"
 FORWARD = "tiny_gpt_forward.js"
 
@@ -31,19 +29,10 @@ PROMPTS = [
 ]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Decode on one thread: small batches are latency-bound, and on a shared 2-core machine
-    two threads spend their time waiting for each other. Restored after the module."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-@pytest.fixture(scope="module")
-def model():
-    return load_checkpoint(ROOT / "data" / "tiny_reasoner.json")[0]
+@pytest.fixture
+def model(tiny_reasoner):
+    """Chapter 2's tiny reasoner (conftest's shared checkpoint)."""
+    return tiny_reasoner
 
 
 def js_eval(js, body: str, *args):
