@@ -1,0 +1,54 @@
+"""Write data/recorded_calls.json: the slow calls the chapters show, run once.
+
+    python scripts/record_calls.py           # writes data/recorded_calls.json
+    python scripts/record_calls.py --check   # exit 1 if the file is stale
+
+A chapter wraps each of these calls in ``recorded(fn, **kwargs)`` (code/recorded.py), which
+looks the call up here instead of training or sweeping on every render. Every call below is the
+one its chapter makes, argument for argument; a chapter whose call is missing fails with the
+call's name, and tests/test_recorded.py reruns them all against the file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "code"))
+
+from dr_grpo import length_drift_simulation  # noqa: E402
+from grpo import grpo_learning_curves  # noqa: E402
+from recorded import RECORD_PATH, call_arguments, call_name  # noqa: E402
+
+# Chapter 5: when to stop, trained under GRPO and Dr. GRPO (Dr. GRPO's rate is scaled by
+# 2 * cap / start so that a token of a start-length chain takes GRPO's step).
+_DRIFT = {"steps": 200, "group_size": 16, "start_length": 20.0, "max_len": 1000}
+
+CALLS = [
+    # Chapter 4: GRPO's learning curves over group size and KL weight (the widget's grid).
+    (grpo_learning_curves, {"group_sizes": (4, 16, 64), "betas": (0.0, 0.04, 1.0), "steps": 40}),
+    (length_drift_simulation, {"method": "grpo", **_DRIFT, "lr": 0.5}),
+    (length_drift_simulation, {"method": "dr_grpo", **_DRIFT, "lr": 0.5 * 2 * 1000 / 20.0}),
+]
+
+
+def record(fn, kwargs: dict) -> dict:
+    """Run one call; its entry in the file."""
+    return {
+        "function": call_name(fn),
+        "arguments": call_arguments(fn, **kwargs),
+        "result": json.loads(json.dumps(fn(**kwargs))),
+    }
+
+
+def build() -> dict:
+    """Every call of ``CALLS``, run in order."""
+    return {"generated_by": "scripts/record_calls.py", "calls": [record(f, kw) for f, kw in CALLS]}
+
+
+if __name__ == "__main__":
+    from data_file import write_or_check  # scripts/, on the path when run as a script
+
+    write_or_check(RECORD_PATH, build, __doc__.splitlines()[0])

@@ -1,0 +1,80 @@
+"""data/recorded_calls.json (scripts/record_calls.py) and code/recorded.py, which reads it."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import recorded as rec
+from grpo import grpo_learning_curves
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    path = ROOT / "scripts" / "record_calls.py"
+    spec = importlib.util.spec_from_file_location("record_calls", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _same(a, b, rel: float = 1e-6) -> bool:
+    """Equal structure, ints and strings; floats to ``rel`` (test_machine_independence's
+    tolerance: another machine's SIMD may move a float's last bits)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, (int, float)) and isinstance(b, (int, float)) and math.isclose(
+            a, b, rel_tol=rel, abs_tol=1e-12
+        )
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    return type(a) is type(b) and a == b
+
+
+def test_the_file_holds_the_scripts_calls_in_order():
+    script = _script()
+    calls = json.loads(rec.RECORD_PATH.read_text())["calls"]
+    assert [(c["function"], c["arguments"]) for c in calls] == [
+        (rec.call_name(fn), rec.call_arguments(fn, **kw)) for fn, kw in script.CALLS
+    ]
+
+
+def test_every_recorded_call_reruns_to_its_record():
+    # The file cannot go stale: each call is run again with the module's own function.
+    for call in json.loads(rec.RECORD_PATH.read_text())["calls"]:
+        module, name = call["function"].rsplit(".", 1)
+        fn = getattr(importlib.import_module(module), name)
+        fresh = json.loads(json.dumps(fn(**call["arguments"])))
+        assert _same(fresh, call["result"]), call["function"]
+
+
+def test_same_is_strict_where_it_should_be():
+    assert _same([{"a": 1.0, "b": "x"}], [{"a": 1.0 + 1e-9, "b": "x"}])
+    assert not _same([{"a": 1.0}], [{"a": 1.001}])
+    assert not _same({"a": 1}, {"a": 2}) and not _same([1], [1, 2]) and not _same("x", "y")
+
+
+def test_recorded_returns_the_record_and_a_fresh_copy():
+    kw = {"group_sizes": (4, 16, 64), "betas": (0.0, 0.04, 1.0), "steps": 40}
+    first = rec.recorded(grpo_learning_curves, **kw)
+    assert first == rec.recorded(grpo_learning_curves, **{**kw, "seed": 0})  # a default, spelt out
+    first[0]["p_correct"] = -1.0
+    assert rec.recorded(grpo_learning_curves, **kw)[0]["p_correct"] != -1.0
+
+
+def test_an_unrecorded_call_names_itself_and_the_script():
+    with pytest.raises(ValueError, match=r"grpo\.grpo_learning_curves.*record_calls\.py"):
+        rec.recorded(grpo_learning_curves, steps=41)
+    with pytest.raises(TypeError, match="fn"):
+        rec.recorded(grpo_learning_curves, no_such_argument=1)
+    with pytest.raises(TypeError, match="fn"):
+        rec.recorded(None)
+    with pytest.raises(TypeError, match="kwargs"):
+        rec.recorded(grpo_learning_curves, group_sizes={4})
