@@ -1,8 +1,9 @@
 """What the chapters' cell outputs put on a page, beyond their text.
 
 The book draws its figures as widgets (Observable Plot, named by their `ariaLabel`) and imports no
-Plotly; these checks stand guard for a chapter that draws a Plotly figure anyway, and the fixture
-tests/fixtures/harness-output-defects.qmd shows them failing on plotly's real output.
+Plotly; these checks stand guard for a chapter that draws a Plotly figure anyway. The fixtures
+tests/fixtures/harness-output-*.qmd show them failing on plotly's outputs, recorded and shown as
+HTML so that neither the fixtures nor the book's environment need plotly installed.
 
 Every Plotly figure needs an accessible name: Quarto's `fig-alt` reaches images only, so the
 figure's HTML must carry it (`<div role="figure" aria-label="...">` around plotly's own).
@@ -18,6 +19,7 @@ that means nothing to a reader.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -91,11 +93,34 @@ def row_number_tables(run: ChapterRun) -> list[int]:
 def test_checks_see_the_fixture_defects():
     """Two figures shown the way plotly does by default, and a table with its row numbers."""
     run = executed("fixtures/harness-output-defects")
+    figures = [c.line for c in run.cells if c.kind == "python" and 'recorded_figure("' in c.source]
     problems = plotly_problems(run)
-    assert any("2 MathJax" in p for p in problems), problems
-    assert any("no accessible name" in p for p in problems), problems
+    # Exactly these two: plotly.js is there once, before the first figure, as plotly puts it.
+    assert [p.split(":")[0] for p in problems] == [
+        f"2 MathJax script(s) in the outputs of the cells at lines {figures}",
+        f"the figures of the cells at lines {figures} have no accessible name (Quarto's fig-alt "
+        "reaches images only",
+    ], problems
+    # The same figures with the output that carries plotly.js taken away.
+    without_js = dataclasses.replace(
+        run, html_outputs=[(c, h) for c, h in run.html_outputs if not PLOTLY_JS.search(h)]
+    )
+    assert "the chapter draws Plotly figures but never includes plotly.js" in plotly_problems(
+        without_js
+    ), plotly_problems(without_js)
     tables = [c.line for c in run.cells if c.kind == "python" and "pd.DataFrame(" in c.source]
     assert row_number_tables(run) == tables[:1], (row_number_tables(run), tables)  # not the 2nd
+
+
+def test_checks_see_plotlyjs_out_of_place():
+    """A named figure, then plotly.js in a cell whose output Quarto drops, then plotly.js again."""
+    run = executed("fixtures/harness-output-plotlyjs-order")
+    figure, dropped, again = [c.line for c in run.cells if c.kind == "python"]
+    assert plotly_problems(run) == [
+        f"plotly.js is included 2 times (cells at lines {[dropped, again]})",
+        f"plotly.js arrives at line {dropped}, after the first figure",
+        f"plotly.js is in the cell at line {dropped}, whose output Quarto drops (output: false)",
+    ], (figure, plotly_problems(run))
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
