@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-python3 -m ruff check code tests scripts
+python3 -m ruff check code tests scripts booktools
 python3 -m pytest -q -p no:cacheprovider "$@"
