@@ -45,12 +45,23 @@ sys.path.insert(0, str(ROOT))  # booktools, the book's tooling package
 
 from booktools.qmd import parse_file  # noqa: E402
 from conftest import book_chapters  # noqa: E402  (also puts code/ on the kernels' PYTHONPATH)
-from harness.kernel import QUARTO_OJS_DEFINE, run_chapter  # noqa: E402
+from harness.kernel import run_chapter  # noqa: E402
 
-try:  # the setup code the kernels run (an older checkout's harness ran no plotly setup)
-    from harness.kernel import QUARTO_PLOTLY_SETUP  # noqa: E402
-except ImportError:
-    QUARTO_PLOTLY_SETUP = ""
+try:  # the setup code run_chapter runs before a chapter's cells
+    from harness.kernel import quarto_setup_cells  # noqa: E402
+except ImportError:  # an older checkout's harness, measured for a before/after table
+    from harness.kernel import QUARTO_OJS_DEFINE  # noqa: E402
+
+    try:  # the harness just before this one ran its plotly setup where a chapter mentions plotly
+        from harness.kernel import QUARTO_PLOTLY_SETUP  # noqa: E402
+    except ImportError:
+        QUARTO_PLOTLY_SETUP = ""
+
+    def quarto_setup_cells(path: str | Path) -> list[str]:
+        """The setup cells an older checkout's run_chapter ran in this chapter's kernel."""
+        plotly = any("plotly" in c.source for c in parse_file(path))
+        return [QUARTO_PLOTLY_SETUP if plotly else "", QUARTO_OJS_DEFINE]
+
 
 FRAME_MS = 1000 / 60
 TARGET_MEDIAN_MS, TARGET_P95_MS = 16.0, 33.0
@@ -93,9 +104,7 @@ def floor_seconds(path: Path, imports: str) -> float:
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook()
-    # The setup cells run_chapter runs: the plotly setup only where a cell mentions plotly.
-    plotly = any("plotly" in c.source for c in parse_file(path))
-    for source in (QUARTO_PLOTLY_SETUP if plotly else "", QUARTO_OJS_DEFINE, imports):
+    for source in [*quarto_setup_cells(path), imports]:  # run_chapter's setup, then the imports
         nb.cells.append(nbformat.v4.new_code_cell(source))
     start = time.perf_counter()
     NotebookClient(

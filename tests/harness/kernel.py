@@ -1,10 +1,10 @@
 """Execute a chapter's Python the way Quarto's Jupyter engine does.
 
-Quarto starts a kernel in the chapter's directory, runs a setup cell that defines `ojs_define`,
-then runs the chapter's cells in order. `ojs_define(**kw)` displays a
-`<script type="ojs-define">` holding `json.dumps` of the values (a pandas DataFrame becomes a
-column dict). We run the same setup code, collect those scripts, and hand them to the browser
-tests exactly as Quarto's page would carry them.
+Quarto starts a kernel in the chapter's directory, runs setup code that sets plotly's renderer (if
+plotly is installed) and defines `ojs_define`, then runs the chapter's cells in order.
+`ojs_define(**kw)` displays a `<script type="ojs-define">` holding `json.dumps` of the values (a
+pandas DataFrame becomes a column dict). We run the same setup code, collect those scripts, and
+hand them to the browser tests exactly as Quarto's page would carry them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from booktools.qmd import Cell, output_dropped, parse_file
+from booktools.qmd import (
+    Cell,
+    output_dropped,
+    parse_file,
+    project_config,
+    split_front_matter,
+)
 
 # Quarto's own definition of ojs_define for Python kernels (quarto-cli, jupyter setup code).
 QUARTO_OJS_DEFINE = r"""
@@ -51,20 +57,43 @@ def ojs_define(**kwargs):
 globals()["ojs_define"] = ojs_define
 """
 
-# Quarto's Jupyter setup code also picks plotly's renderer: "notebook" (plotly.js inlined with the
-# first figure), or "notebook_connected" under `execute: plotly-connected: true`, and trims the
-# templates' margins. A bare kernel would pick "plotly_mimetype" instead, whose output carries no
-# HTML at all, so without this the harness would never see what a figure puts on the page.
+# Quarto's Jupyter setup code (quarto-cli src/resources/jupyter/lang/python/setup.py) also sets
+# plotly's renderer and trims every template's margins, in every chapter's kernel whenever plotly
+# is installed, whether or not the chapter uses it: importing plotly.io costs seconds of each
+# kernel, which is why the book does not install it. "notebook_connected" (plotly.js from its CDN)
+# is Quarto's default; "notebook" (plotly.js inlined with the first figure) is what
+# `execute: plotly-connected: false` asks for. A bare kernel would pick "plotly_mimetype", whose
+# output carries no HTML at all, so without this the harness would never see what a figure puts
+# on the page. The block is Quarto's, with `{plotly_connected}` filled in by quarto_setup_cells;
+# Quarto runs `%reset` after its setup, hence the `del` here.
 QUARTO_PLOTLY_SETUP = r"""
 try:
-  import plotly.io as _pio
-  _pio.renderers.default = "notebook"
-  for _name in _pio.templates.keys():
-    _pio.templates[_name].layout.margin = dict(t=30, r=0, b=0, l=0)
-  del _pio, _name
-except ImportError:
+  import plotly.io as pio
+  if {plotly_connected}:
+    pio.renderers.default = "notebook_connected"
+  else:
+    pio.renderers.default = "notebook"
+  for template in pio.templates.keys():
+    pio.templates[template].layout.margin = dict(t=30,r=0,b=0,l=0)
+  del pio, template
+except Exception:
   pass
 """
+
+
+def quarto_setup_cells(path: str | Path) -> list[str]:
+    """The setup code Quarto runs in a chapter's kernel before the chapter's own cells.
+
+    `plotly-connected` is read from `execute:` in _quarto.yml, then in the chapter's front
+    matter; Quarto's default is true for every format but dashboards.
+    """
+    connected = True
+    front_matter, _ = split_front_matter(Path(path).read_text(encoding="utf-8").splitlines())
+    for config in (project_config(path), front_matter):
+        execute = (config or {}).get("execute") or {}
+        connected = bool(execute.get("plotly-connected", connected))
+    return [QUARTO_PLOTLY_SETUP.replace("{plotly_connected}", str(connected)), QUARTO_OJS_DEFINE]
+
 
 OJS_SCRIPT = re.compile(r'<script type="ojs-define">(.*)</script>', re.S)
 NUMBER = re.compile(r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")
@@ -146,9 +175,8 @@ def run_chapter(
     path = Path(path).resolve()
     cells = parse_file(path)
     nb = nbformat.v4.new_notebook()
-    if any("plotly" in c.source for c in cells):  # Quarto always runs it; it only matters here
-        nb.cells.append(nbformat.v4.new_code_cell(QUARTO_PLOTLY_SETUP, metadata={"role": "setup"}))
-    nb.cells.append(nbformat.v4.new_code_cell(QUARTO_OJS_DEFINE, metadata={"role": "setup"}))
+    for source in quarto_setup_cells(path):  # in every chapter, as Quarto does
+        nb.cells.append(nbformat.v4.new_code_cell(source, metadata={"role": "setup"}))
     for i, cell in enumerate(cells):
         if cell.kind == "python":  # a code cell in Quarto's notebook, even with eval: false
             if cell.options.get("eval") is not False:  # Quarto skips eval: false
