@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT / "code"))
 
 from dr_grpo import length_drift_simulation  # noqa: E402
 from grpo import grpo_learning_curves  # noqa: E402
+from gspo import demonstrate_gspo, demonstrate_length_variance, demonstrate_token_grpo  # noqa: E402
 from recorded import RECORD_PATH, call_arguments, call_name  # noqa: E402
 
 # Chapter 5: when to stop, trained under GRPO and Dr. GRPO (Dr. GRPO's rate is scaled by
@@ -31,6 +32,15 @@ CALLS = [
     (grpo_learning_curves, {"group_sizes": (4, 16, 64), "betas": (0.0, 0.04, 1.0), "steps": 40}),
     (length_drift_simulation, {"method": "grpo", **_DRIFT, "lr": 0.5}),
     (length_drift_simulation, {"method": "dr_grpo", **_DRIFT, "lr": 0.5 * 2 * 1000 / 20.0}),
+    # Chapter 6: the variance law's Monte-Carlo dots, one sweep over lengths per variance v.
+    *(
+        (demonstrate_length_variance, {"v": round(0.02 * k, 2), "num_samples": 4000, "seed": 0})
+        for k in range(1, 6)
+    ),
+    # Chapter 6: how much of the training each trust region clips, three 40-step runs.
+    (demonstrate_gspo, {"steps": 40, "verbose": False, "clip_low": 0.2, "clip_high": 0.2}),
+    (demonstrate_gspo, {"steps": 40, "verbose": False, "clip_low": 3e-4, "clip_high": 4e-4}),
+    (demonstrate_token_grpo, {"steps": 40, "verbose": False, "clip_eps": 0.2}),
 ]
 
 
