@@ -20,6 +20,7 @@ from arithmetic_task import VOCAB, grade, prompt_of, require_problems
 from checks import (
     require_choice,
     require_float,
+    require_instance,
     require_int,
     require_seed,
     require_sequence,
@@ -81,8 +82,7 @@ def accuracy_vs_budget(
     Returns records {"budget", "mode", "accuracy", "thinking_tokens", "answer_tokens"}, the
     token counts averaged over problems.
     """
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
+    require_instance("model", model, TinyGPT)
     problems = require_problems("problems", problems, min_len=1)
     budgets = [require_int("budgets", b, low=0) for b in require_sequence("budgets", budgets)]
     mode = require_choice("mode", mode, MODES)

@@ -150,6 +150,13 @@ def require_seed(name: str, value: object) -> int:
     return require_int(name, value, low=0, high=MAX_SEED)
 
 
+def require_instance(name: str, value: object, cls: type) -> Any:
+    """An instance of ``cls`` (a model, a config): refused with the type it got otherwise."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be of type {cls.__name__}, got {type(value).__name__}")
+    return value
+
+
 def require_callable(name: str, value: object) -> Any:
     """A callable."""
     if not callable(value):

@@ -52,6 +52,7 @@ from checks import (
     MAX_SEED,
     require_callable,
     require_float,
+    require_instance,
     require_int,
     require_optional_float,
     require_prob,
@@ -109,9 +110,7 @@ SAMPLED_PROBLEMS, SAMPLED_N, SAMPLED_SEED = 200, 32, 7
 
 
 def _require_model(name: str, model: object) -> TinyGPT:
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"{name} must be a TinyGPT, got {type(model).__name__}")
-    return model
+    return require_instance(name, model, TinyGPT)
 
 
 def _require_mapping(name: str, value: object) -> Mapping:

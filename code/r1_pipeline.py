@@ -38,6 +38,7 @@ from arithmetic_task import (
 )
 from checks import (
     require_float,
+    require_instance,
     require_int,
     require_prob,
     require_seed,
@@ -125,8 +126,7 @@ def sft(
     next-token loss on the completion only. The schedule is `tiny_gpt.train`'s, with a short
     warm-up and a cosine decay to a tenth of `lr`.
     """
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
+    require_instance("model", model, TinyGPT)
     pairs = require_sequence("pairs", pairs, min_len=1)
     steps = require_int("steps", steps, low=1, high=MAX_STEPS)
     batch_size = require_int("batch_size", batch_size, low=1, high=MAX_BATCH)
@@ -163,8 +163,7 @@ def sample_many(
 
 def _check_sampling(model, problems, n, temperature, seed, batch, n_name="n"):
     """The arguments shared by sample_many, rejection_sample and evaluate, checked once."""
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
+    require_instance("model", model, TinyGPT)
     problems = require_problems("problems", problems)
     n = require_int(n_name, n, low=1, high=MAX_PAIRS)
     if n * len(problems) > MAX_PAIRS:

@@ -38,6 +38,7 @@ from checks import (
     require_bool,
     require_choice,
     require_float,
+    require_instance,
     require_int,
     require_logp_pair,
     require_open_unit,
@@ -206,8 +207,7 @@ def policy_loss(
     function checks the tensors it is given.
     """
     objective = require_choice("objective", objective, OBJECTIVES)
-    if not isinstance(cfg, RLConfig):
-        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
+    require_instance("cfg", cfg, RLConfig)
     require_tensor("mask", mask, ndim=2, dtype="bool")
     row = LOSSES[objective]
     return row.loss(logp_new, logp_old, adv, mask, **row.hyper(cfg))
@@ -229,8 +229,7 @@ def clip_fractions(
       at ``1 + eps_high``.
     """
     objective = require_choice("objective", objective, OBJECTIVES)
-    if not isinstance(cfg, RLConfig):
-        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
+    require_instance("cfg", cfg, RLConfig)
     if mask is None:
         raise TypeError("mask must be a bool (N, T) tensor, got None")
     logp_new, logp_old, mask = require_logp_pair(
@@ -323,10 +322,8 @@ def _merge(parts, group_size: int) -> tuple[Samples, Tensor]:
 
 
 def _check_run(model: object, cfg: object) -> None:
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
-    if not isinstance(cfg, RLConfig):
-        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
+    require_instance("model", model, TinyGPT)
+    require_instance("cfg", cfg, RLConfig)
 
 
 def rl_step(
@@ -436,6 +433,5 @@ def train_rl(
 
 def config_dict(cfg: RLConfig) -> dict:
     """JSON-able settings, for the run records in data/."""
-    if not isinstance(cfg, RLConfig):
-        raise TypeError(f"cfg must be an RLConfig, got {type(cfg).__name__}")
+    require_instance("cfg", cfg, RLConfig)
     return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(cfg).items()}

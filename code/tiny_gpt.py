@@ -57,6 +57,7 @@ from checks import (
     require_callable,
     require_finite_where,
     require_float,
+    require_instance,
     require_int,
     require_same_shape,
     require_seed,
@@ -112,9 +113,7 @@ MAX_STEPS = 10_000_000
 
 
 def _require_model(model: object) -> TinyGPT:
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"model must be a TinyGPT, got {type(model).__name__}")
-    return model
+    return require_instance("model", model, TinyGPT)
 
 
 def _require_generator(generator: object, temperature: float) -> torch.Generator | None:
