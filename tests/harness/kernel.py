@@ -81,6 +81,27 @@ except Exception:
 """
 
 
+# The rest of that setup code that costs time in a kernel: it imports matplotlib (to set figure
+# defaults) and pandas (to switch on its LaTeX repr for PDF output) whenever they are installed,
+# in every chapter. matplotlib is not installed for the book; pandas is (chapters 2, 3, 11 and 12
+# use it), so every chapter's kernel pays for importing it, and the harness's does too.
+QUARTO_LIBRARY_SETUP = r"""
+try:
+  import matplotlib.pyplot as plt
+  plt.rcParams['figure.figsize'] = (7, 5)
+  plt.rcParams['figure.dpi'] = 96
+  plt.rcParams['savefig.dpi'] = "figure"
+  del plt
+except Exception:
+  pass
+try:
+  import pandas as pd
+  del pd
+except Exception:
+  pass
+"""
+
+
 def quarto_setup_cells(path: str | Path) -> list[str]:
     """The setup code Quarto runs in a chapter's kernel before the chapter's own cells.
 
@@ -92,7 +113,8 @@ def quarto_setup_cells(path: str | Path) -> list[str]:
     for config in (project_config(path), front_matter):
         execute = (config or {}).get("execute") or {}
         connected = bool(execute.get("plotly-connected", connected))
-    return [QUARTO_PLOTLY_SETUP.replace("{plotly_connected}", str(connected)), QUARTO_OJS_DEFINE]
+    plotly = QUARTO_PLOTLY_SETUP.replace("{plotly_connected}", str(connected))
+    return [QUARTO_LIBRARY_SETUP, plotly, QUARTO_OJS_DEFINE]
 
 
 OJS_SCRIPT = re.compile(r'<script type="ojs-define">(.*)</script>', re.S)
