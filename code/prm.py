@@ -31,13 +31,16 @@ from numbers import Real
 
 from checks import require_int, require_seed
 from game24 import (
+    Key,
     ParsedStep,
     apply_op,
     apply_step,
+    key_thoughts,
     parse_step,
     propose_steps,
     puzzle_state,
     state_is_solvable,
+    state_key,
     to_state,
 )
 from reasoning import majority_vote, weighted_vote
@@ -518,12 +521,20 @@ def soft_estimate(rollouts: Sequence[bool]) -> float:
     return sum(outcomes) / len(outcomes)
 
 
+_TWENTY_FOUR = ((24, 1),)  # the state key of the single number 24
+
+
 @lru_cache(maxsize=65_536)
-def _all_leaves(state: tuple[Fraction, ...]) -> tuple[bool, ...]:
-    """Outcome of every complete move sequence from the canonical ``state`` (memoised)."""
-    if len(state) == 1:
-        return (state[0] == 24,)
-    return tuple(leaf for step in propose_steps(state) for leaf in _all_leaves(step.state))
+def _all_leaves(key: Key) -> tuple[bool, ...]:
+    """Outcome of every complete move sequence from the state ``key`` (memoised).
+
+    It walks ``key_thoughts``, the fast form of ``propose_steps`` (the same moves in the same
+    order, as exact integer keys): building every ``Step`` and its Fractions took 0.3 s of
+    chapter 10's render for the same leaves.
+    """
+    if len(key) == 1:
+        return (key == _TWENTY_FOUR,)
+    return tuple(leaf for _, child in key_thoughts(key) for leaf in _all_leaves(child))
 
 
 def rollout_outcomes(
@@ -536,7 +547,7 @@ def rollout_outcomes(
     """
     canon = to_state(state, "state")
     if n is None:
-        return list(_all_leaves(canon))
+        return list(_all_leaves(state_key(canon)))
     n = require_int("n", n, low=1, high=MAX_TRIALS)
     rng = random.Random(require_seed("seed", seed))
     outcomes = []
