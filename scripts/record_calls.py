@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT / "code"))
 from dr_grpo import length_drift_simulation  # noqa: E402
 from grpo import grpo_learning_curves  # noqa: E402
 from gspo import demonstrate_gspo, demonstrate_length_variance, demonstrate_token_grpo  # noqa: E402
+from prm import demonstrate_prm  # noqa: E402
 from recorded import RECORD_PATH, call_arguments, call_name  # noqa: E402
 
 # Chapter 5: when to stop, trained under GRPO and Dr. GRPO (Dr. GRPO's rate is scaled by
@@ -41,6 +42,8 @@ CALLS = [
     (demonstrate_gspo, {"steps": 40, "verbose": False, "clip_low": 0.2, "clip_high": 0.2}),
     (demonstrate_gspo, {"steps": 40, "verbose": False, "clip_low": 3e-4, "clip_high": 4e-4}),
     (demonstrate_token_grpo, {"steps": 40, "verbose": False, "clip_eps": 0.2}),
+    # Chapter 10: the reranking experiment on three more draws (seed 0 runs in the chapter).
+    *((demonstrate_prm, {"seed": s}) for s in (1, 2, 3)),
 ]
 
 
