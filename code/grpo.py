@@ -303,7 +303,19 @@ def grpo_surrogate(
         require_finite_where("logp_ref", ref, m)
     elif beta > 0:
         raise ValueError(f"logp_ref is required when beta > 0 (beta={beta})")
+    return _grpo_loss(new, old, adv, m, eps, ref, beta)
 
+
+def _grpo_loss(
+    new: Tensor,
+    old: Tensor,
+    adv: Tensor,
+    m: Tensor | None,
+    eps: float,
+    ref: Tensor | None,
+    beta: float,
+) -> Tensor:
+    """``grpo_surrogate``'s arithmetic on checked arguments (``grpo_step``'s inner loop)."""
     if m is not None:
         # Zero the padding *before* any arithmetic so junk there cannot leak into the gradient.
         zero = torch.zeros((), dtype=new.dtype)
@@ -389,7 +401,10 @@ class ToyReasoningPolicy:
 
     def log_probs(self, answers: Tensor) -> Tensor:
         """``log pi(a)`` for each answer (differentiable w.r.t. ``logits``)."""
-        return torch.log_softmax(self.logits, dim=-1)[_integer_answers(answers, self.num_answers)]
+        return self._log_probs(_integer_answers(answers, self.num_answers))
+
+    def _log_probs(self, answers: Tensor) -> Tensor:
+        return torch.log_softmax(self.logits, dim=-1)[answers]
 
     def ref_log_probs(self, answers: Tensor) -> Tensor:
         """``log pi_ref(a)`` under the frozen reference (no gradient)."""
@@ -449,14 +464,11 @@ def grpo_step(
 
     loss = torch.zeros(())
     for _ in range(inner_steps):
-        loss = grpo_surrogate(
-            policy.log_probs(answers),
-            logp_old,
-            adv,
-            clip_eps=clip_eps,
-            logp_ref=logp_ref,
-            beta=beta,
-        )
+        # grpo_surrogate's checks, less the ones its other inputs passed above: the answers
+        # are the policy's own draws, and only the new log-probs change from one step to the next.
+        logp_new = policy._log_probs(answers)
+        require_finite_where("logp_new", logp_new, None)
+        loss = _grpo_loss(logp_new, logp_old, adv, None, clip_eps, logp_ref, beta)
         (grad,) = torch.autograd.grad(loss, policy.logits)
         with torch.no_grad():
             policy.logits -= lr * grad
