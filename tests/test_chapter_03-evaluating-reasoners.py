@@ -239,9 +239,9 @@ def test_one_route_or_three():
     and the one whose wrong chains agree less is the one whose vote climbs."""
     v = inline()
     mp_eval = json.loads(MULTIPATH_EVAL_PATH.read_text())
-    big, t = str(mp_eval["ks"][-1]), mp_eval["temperatures"][0]
+    big, t = str(mp_eval["ks"][-1]), v["mp3_T"]
     assert v["mp_k"] == int(big) and v["mp_n_problems"] == len(mp_eval["problems"])
-    assert v["mp3_T"] == t
+    assert t in mp_eval["temperatures"]
     for short, name in (("s", "single"), ("m", "multi")):
         rec = mp_eval["models"][name]
         sampled = rec["sampled"][str(t)]

@@ -18,6 +18,10 @@ const COLOURS = {single: "#2a9d8f", multi: "#4269d0"};
 const TEXT_INK = {single: ink.good, multi: ink.blue};
 const fmt = (x) => (x == null ? "—" : x.toFixed(3)); // a correlation is null where p is 0 or 1
 
+// The record's keys are Python's str(T) ("1.0"), the temperature a JS number (String(1) is "1").
+const at = (byT, temperature) =>
+  byT == null ? undefined : Object.entries(byT).find(([t]) => Number(t) === temperature)?.[1];
+
 /** The chart and its readouts for one temperature. */
 export function voteRoutesChart({Plot, html, width}, rows, models, temperature) {
   const shown = rows.filter((r) => r.temperature === temperature);
@@ -43,11 +47,12 @@ export function voteRoutesChart({Plot, html, width}, rows, models, temperature) 
   }));
   const readouts = models.map((m) => {
     const end = last(m.model);
-    const rho = m.correlation[String(temperature)];
+    const rho = at(m.correlation, temperature);
     const gap = end.value - m.greedy;
-    const routes = m.same_route?.[String(temperature)] == null ? "" : html`; same route
-      <span data-readout="${m.model}-same-route" data-value=${m.same_route[String(temperature)]}>${fmt(m.same_route[String(temperature)])}</span>, across routes
-      <span data-readout="${m.model}-cross-route" data-value=${m.cross_route[String(temperature)]}>${fmt(m.cross_route[String(temperature)])}</span>`;
+    const same = at(m.same_route, temperature), cross = at(m.cross_route, temperature);
+    const routes = same == null ? "" : html`; same route
+      <span data-readout="${m.model}-same-route" data-value=${same}>${fmt(same)}</span>, across routes
+      <span data-readout="${m.model}-cross-route" data-value=${cross}>${fmt(cross)}</span>`;
     return html`<li><b>${m.label}</b>: cons@${end.k}
       <span data-readout="${m.model}-cons" data-value=${end.value}>${end.value.toFixed(3)}</span>
       against greedy ${m.greedy.toFixed(3)}
