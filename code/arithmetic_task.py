@@ -10,7 +10,8 @@ Three things make this a good laboratory for test-time compute:
 
 * **A natural chain of thought.** Each step depends on the previous result, so the answer
   cannot be read off the prompt without doing the steps.
-* **A verifiable answer.** Grading is ``rewards.accuracy_reward(chain, answer)``: a program.
+* **A verifiable answer.** ``grade`` compares the number after the chain's ``####`` marker with
+  the right one: a program.
 * **Controllable imperfection.** ``make_trace`` writes a share ``slip_share`` of the training
   traces with exactly one *slip*: one step's result off by +-1 or +-2, carried through the rest
   of the chain as a person's mistake would be. A model trained on these traces learns to slip
@@ -21,6 +22,10 @@ Problems are split into train and held-out by a hash of the problem string
 
 The tokenizer is character level over ``VOCAB``: three special symbols (pad, begin, end) and
 the 15 characters a problem or chain can contain.
+
+This module owns the chain format, so every chapter reads a chain the same way: ``ANSWER_MARKER``,
+``format_reward`` (is it a well-formed chain?), ``thinking_mode`` (chain, bare answer or neither),
+``recheck_count`` (repeated steps) and ``thinking_ledger`` (characters before and after the marker).
 """
 
 from __future__ import annotations
@@ -43,9 +48,9 @@ from checks import (
     require_str,
 )
 from reasoning import extract_answer, solve_chain
-from rewards import accuracy_reward
 
 __all__ = [
+    "ANSWER_MARKER",
     "BOS",
     "EOS",
     "HELD_OUT_SHARE",
@@ -61,6 +66,7 @@ __all__ = [
     "encode",
     "first_route_slip",
     "first_slip",
+    "format_reward",
     "grade",
     "held_out_problems",
     "is_held_out",
@@ -71,9 +77,12 @@ __all__ = [
     "make_trace",
     "prompt_of",
     "random_problem",
+    "recheck_count",
     "require_problems",
     "require_routes",
     "route_of",
+    "thinking_ledger",
+    "thinking_mode",
     "write_chain",
     "write_route_chain",
 ]
@@ -85,6 +94,11 @@ VOCAB = PAD + BOS + EOS + "0123456789+-=;#"
 _STOI = {ch: i for i, ch in enumerate(VOCAB)}
 #: Characters a prompt may contain (the specials are added by the tokenizer, never typed).
 PROMPT_CHARS = frozenset("0123456789+-=;#")
+
+#: What separates a chain's thinking from its answer (the GSM8K marker: ``...;####10``).
+ANSWER_MARKER = "####"
+# A well-formed chain: steps "a+b=c" separated by ";", then the marker and the final number.
+_CHAIN = re.compile(r"(?:-?[0-9]+[+-][0-9]=-?[0-9]+;)+" + ANSWER_MARKER + r"-?[0-9]+")
 
 #: Share of all problems that are held out (by hash) for evaluation.
 HELD_OUT_SHARE = 0.1
@@ -251,7 +265,7 @@ def write_chain(problem: str, slip_step: int | None = None, slip_delta: int = 0)
             result += slip_delta
         lines.append(f"{value}{op}{operand}={result}")
         value = result
-    lines.append(f"####{value}")
+    lines.append(f"{ANSWER_MARKER}{value}")
     return ";".join(lines)
 
 
@@ -310,7 +324,7 @@ def make_trace(
     recheck_share = require_prob("recheck_share", recheck_share)
     max_chars = require_int("max_chars", max_chars, low=0)
     if answer_only_share > 0 and rng.random() < answer_only_share:
-        return "####" + answer_of(problem)
+        return ANSWER_MARKER + answer_of(problem)
     if rng.random() < slip_share:
         step = rng.randrange(len(problem) // 2)
         chain = write_chain(problem, step, rng.choice((-2, -1, 1, 2)))
@@ -389,10 +403,43 @@ def make_batch(
 def grade(problem: str, completion: str) -> float:
     """1.0 if the completion's final answer is right, else 0.0: the book's accuracy reward.
 
-    ``rewards.accuracy_reward`` reads the answer with ``reasoning.extract_answer`` (the number
-    after the last ``####``, or failing that the last number).
+    The answer is read as ``answer_of`` reads the right one, by ``reasoning.extract_answer``:
+    the number after the last ``ANSWER_MARKER`` (``####``), or failing that the last number.
     """
-    return accuracy_reward(require_str("completion", completion), answer_of(problem))
+    predicted = extract_answer(require_str("completion", completion))
+    return 1.0 if predicted == answer_of(problem) else 0.0
+
+
+def format_reward(completion: str) -> float:
+    """1.0 if the completion is a well-formed chain (``a+b=c;...;####N``), else 0.0."""
+    require_str("completion", completion)
+    return 1.0 if _CHAIN.fullmatch(completion) else 0.0
+
+
+def thinking_mode(completion: str) -> str:
+    """'answer_only' (``####N``, no thinking), 'chain' (well-formed steps), or 'malformed'."""
+    require_str("completion", completion)
+    if format_reward(completion) == 1.0:
+        return "chain"
+    marker = len(ANSWER_MARKER)
+    if completion.startswith(ANSWER_MARKER) and completion[marker:].lstrip("-").isdigit():
+        return "answer_only"
+    return "malformed"
+
+
+def recheck_count(completion: str) -> int:
+    """Number of steps that repeat the step just before them (the re-checks)."""
+    steps = require_str("completion", completion).split(";")
+    return sum(a == b for a, b in zip(steps, steps[1:], strict=False))
+
+
+def thinking_ledger(completion: str) -> tuple[int, int]:
+    """(thinking tokens, answer tokens) of a chain: characters before / after the ``####``."""
+    require_str("completion", completion)
+    head, marker, tail = completion.partition(ANSWER_MARKER)
+    if not marker:
+        return len(completion), 0
+    return len(head), len(tail)
 
 
 _STEP = re.compile(r"(-?[0-9]+)([+-])([0-9])=(-?[0-9]+)")
@@ -555,7 +602,7 @@ def _write_program(route: str, program: list[_Spec], slip_step: int | None, slip
         shown_op, shown_b = (op, b) if b >= 0 else (_flip(op), -b)
         lines.append(f"{a}{shown_op}{shown_b}={result}")
         results.append(result)
-    lines.append(f"####{results[-1]}")
+    lines.append(f"{ANSWER_MARKER}{results[-1]}")
     return ";".join(lines)
 
 

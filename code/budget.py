@@ -16,7 +16,14 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from arithmetic_task import VOCAB, grade, prompt_of, require_problems
+from arithmetic_task import (
+    ANSWER_MARKER,
+    VOCAB,
+    grade,
+    prompt_of,
+    require_problems,
+    thinking_ledger,
+)
 from checks import (
     require_choice,
     require_float,
@@ -24,11 +31,9 @@ from checks import (
     require_int,
     require_seed,
     require_sequence,
-    require_str,
 )
 from tiny_gpt import TinyGPT, sample
 
-MARKER = "####"
 MODES = ("cut", "extend")
 _HASH = VOCAB.index("#")
 
@@ -51,21 +56,12 @@ def budget_hook(budget: int, mode: str = "cut"):
                 out[hashes == 0, _HASH] = float("-inf")
             return out
         # Past the budget: a row inside (or not yet in) its marker must finish writing it.
-        force = hashes < len(MARKER)
+        force = hashes < len(ANSWER_MARKER)
         out[force] = float("-inf")
         out[force, _HASH] = 0.0
         return out
 
     return hook
-
-
-def thinking_ledger(completion: str) -> tuple[int, int]:
-    """(thinking tokens, answer tokens) of a chain: characters before / after the `####`."""
-    require_str("completion", completion)
-    head, marker, tail = completion.partition(MARKER)
-    if not marker:
-        return len(completion), 0
-    return len(head), len(tail)
 
 
 @torch.no_grad()

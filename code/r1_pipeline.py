@@ -29,11 +29,14 @@ import torch
 from arithmetic_task import (
     add_rechecks,
     batch_of,
+    format_reward,
     grade,
     make_batch,
     prompt_of,
     random_problem,
+    recheck_count,
     require_problems,
+    thinking_mode,
     write_chain,
 )
 from checks import (
@@ -43,10 +46,8 @@ from checks import (
     require_prob,
     require_seed,
     require_sequence,
-    require_str,
 )
 from evaluation import bootstrap_interval, pass_at_k
-from rl_reasoner import format_reward
 from tiny_gpt import DATA_DIR, TinyGPT, TinyGPTConfig, sample, train
 
 # Chapter 11's recorded runs and its cold-start model (scripts/run_r1.py writes both), found from
@@ -217,22 +218,6 @@ def rejection_sample(
         "problems_covered": float(len({p for p, _ in pairs})),
     }
     return pairs, stats
-
-
-def thinking_mode(completion: str) -> str:
-    """'answer_only' (`####N`, no thinking), 'chain' (well-formed steps), or 'malformed'."""
-    require_str("completion", completion)
-    if format_reward(completion) == 1.0:
-        return "chain"
-    if completion.startswith("####") and completion[4:].lstrip("-").isdigit():
-        return "answer_only"
-    return "malformed"
-
-
-def recheck_count(completion: str) -> int:
-    """Number of steps that repeat the step just before them (the re-checks)."""
-    steps = require_str("completion", completion).split(";")
-    return sum(a == b for a, b in zip(steps, steps[1:], strict=False))
 
 
 def evaluate(

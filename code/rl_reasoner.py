@@ -4,7 +4,7 @@ Each step of RL with verifiable rewards (the R1 recipe, at laptop scale):
 
 1. draw a batch of training problems and sample a *group* of G chains for each (temperature 1);
 2. grade every chain: 1 if its `####` answer is right (`arithmetic_task.grade`), plus a small
-   bonus if it follows the chain format `a+b=c;...;####N` (the task's "format reward");
+   bonus if it follows the chain format `a+b=c;...;####N` (`arithmetic_task.format_reward`);
 3. turn rewards into advantages *within each group* (no critic);
 4. take a few gradient steps on the chosen objective, with a k3 KL leash to the starting model.
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 import copy
 import math
 import random
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
@@ -33,7 +32,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from arithmetic_task import grade, prompt_of, random_problem, require_problems
+from arithmetic_task import format_reward, grade, prompt_of, random_problem, require_problems
 from checks import (
     require_bool,
     require_choice,
@@ -57,15 +56,6 @@ from tiny_gpt import Samples, TinyGPT, completion_logprobs, sample
 
 MAX_PER_STEP = 1_000_000  # chains sampled in one step, and other per-step counts
 MAX_STEPS = 10_000_000
-
-# A well-formed chain: steps "a+b=c" separated by ";", then "####" and the final number.
-_CHAIN = re.compile(r"(?:-?[0-9]+[+-][0-9]=-?[0-9]+;)+####-?[0-9]+")
-
-
-def format_reward(completion: str) -> float:
-    """1.0 if the completion is a well-formed chain (`a+b=c;...;####N`), else 0.0."""
-    require_str("completion", completion)
-    return 1.0 if _CHAIN.fullmatch(completion) else 0.0
 
 
 @dataclass

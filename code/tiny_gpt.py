@@ -24,7 +24,7 @@ On top of the model:
   The loader checks everything before it builds a model, so a bad file is refused whole.
 
 Prompts and completions are strings over ``arithmetic_task.VOCAB``; answers are read with
-``reasoning.extract_answer`` and graded with ``rewards.accuracy_reward`` (``arithmetic_task``).
+``reasoning.extract_answer`` and graded with ``arithmetic_task.grade``.
 """
 
 from __future__ import annotations

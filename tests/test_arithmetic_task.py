@@ -10,18 +10,23 @@ import re
 import pytest
 
 from arithmetic_task import (
+    ANSWER_MARKER,
     BOS,
     ROUTE_TOKENS,
     ROUTES,
     answer_of,
     decode,
     first_route_slip,
+    format_reward,
     grade,
     make_batch,
     make_route_batch,
     make_route_trace,
     random_problem,
+    recheck_count,
     route_of,
+    thinking_ledger,
+    thinking_mode,
     write_chain,
     write_route_chain,
 )
@@ -164,3 +169,43 @@ def test_route_batch_checks_its_routes_once():
         make_route_batch(random.Random(2), 8, 0.3, routes=["pairs", "diagonal"])
     with pytest.raises(TypeError, match="routes must be a sequence"):
         make_route_batch(random.Random(2), 8, 0.3, routes="pairs")
+
+
+# The chain format this module owns: the marker, the format reward, the thinking modes, the
+# re-checks and the token ledger.
+
+
+def test_format_reward():
+    assert format_reward("7+5=12;12-3=9;####9") == 1.0
+    assert format_reward("7+5=12;12-3=9;####-9") == 1.0
+    for bad in ("", "####9", "7+5=12;12-3=9", "7+5=12;12-3=9;####", "7+5=12;;####9", "x"):
+        assert format_reward(bad) == 0.0, bad
+    with pytest.raises(TypeError, match="completion"):
+        format_reward(None)
+
+
+def test_thinking_modes():
+    assert thinking_mode("7+5=12;####12") == "chain"
+    assert thinking_mode("####12") == "answer_only" and thinking_mode("####-3") == "answer_only"
+    assert thinking_mode("7+5=12;####") == "malformed" and thinking_mode("") == "malformed"
+    assert recheck_count("7+5=12;7+5=12;7+5=12;####12") == 2
+
+
+def test_ledger():
+    assert ANSWER_MARKER == "####"
+    assert thinking_ledger("7+5=12;12-3=9;####9") == (14, 1)
+    assert thinking_ledger("7+5=12") == (6, 0)
+    with pytest.raises(TypeError, match="completion"):
+        thinking_ledger(3)
+
+
+def test_grade_reads_the_marker_not_the_tags():
+    # The grader reads the task's own format: the number after the last ####, else the last
+    # number. The <think>/<answer> template of chapter 4 gets no special reading.
+    assert grade("7+5-3", "7+5=12;12-3=9;####9") == 1.0
+    assert grade("7+5-3", "7+5=12;12-3=9") == 1.0  # no marker: the last number
+    assert grade("7+5-3", "7+5=12;12-3=9;####8") == 0.0
+    assert grade("7+5-3", "####9;1") == 1.0 and grade("7+5-3", "") == 0.0
+    assert grade("7+5-3", "<think>####9</think><answer>8</answer>") == 1.0
+    with pytest.raises(TypeError, match="completion"):
+        grade("7+5-3", None)

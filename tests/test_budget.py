@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from arithmetic_task import held_out_problems
-from budget import MARKER, accuracy_vs_budget, budget_hook, thinking_ledger
+from arithmetic_task import ANSWER_MARKER, held_out_problems
+from budget import accuracy_vs_budget, budget_hook
 from tiny_gpt import sample
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -16,13 +16,6 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 def model(tiny_reasoner):
     """Chapter 2's tiny reasoner (conftest's shared checkpoint)."""
     return tiny_reasoner
-
-
-def test_ledger():
-    assert thinking_ledger("7+5=12;12-3=9;####9") == (14, 1)
-    assert thinking_ledger("7+5=12") == (6, 0)
-    with pytest.raises(TypeError, match="completion"):
-        thinking_ledger(3)
 
 
 def test_hook_validation(model):
@@ -37,7 +30,7 @@ def test_hook_validation(model):
 def test_cut_forces_the_marker_at_the_budget(model):
     out = sample(model, ["7+5-3-6+7="] * 2, 0.0, logits_hook=budget_hook(12, "cut"))
     for chain in out.completions:
-        assert chain.index(MARKER) == 12  # thinking stopped exactly at the budget
+        assert chain.index(ANSWER_MARKER) == 12  # thinking stopped exactly at the budget
 
 
 def test_a_generous_budget_changes_nothing(model):
@@ -49,7 +42,7 @@ def test_a_generous_budget_changes_nothing(model):
 def test_extend_forbids_the_marker_until_the_budget(model):
     out = sample(model, ["7+5-3="] * 2, 0.0, logits_hook=budget_hook(20, "extend"))
     for chain in out.completions:
-        assert chain.index(MARKER) >= 20
+        assert chain.index(ANSWER_MARKER) >= 20
 
 
 def test_hook_leaves_recorded_logprobs_the_models_own(model):

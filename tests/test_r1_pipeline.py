@@ -12,10 +12,12 @@ from arithmetic_task import (
     answer_of,
     batch_of,
     encode_example,
+    format_reward,
     grade,
     held_out_problems,
     make_batch,
     make_trace,
+    recheck_count,
     write_chain,
 )
 from evaluation import pass_at_k
@@ -23,12 +25,9 @@ from r1_pipeline import (
     PRETRAIN_MIX,
     cold_start_set,
     evaluate,
-    recheck_count,
     rejection_sample,
     sft,
-    thinking_mode,
 )
-from rl_reasoner import format_reward
 from tiny_gpt import TinyGPT, TinyGPTConfig
 
 
@@ -89,13 +88,6 @@ def test_cold_start_set_is_clean_and_seeded():
     assert pairs == cold_start_set(200, seed=4) and pairs != cold_start_set(200, seed=5)
     assert all(grade(p, c) == 1.0 and format_reward(c) == 1.0 for p, c in pairs)
     assert sum(recheck_count(c) > 0 for _, c in pairs) > 50
-
-
-def test_thinking_modes():
-    assert thinking_mode("7+5=12;####12") == "chain"
-    assert thinking_mode("####12") == "answer_only" and thinking_mode("####-3") == "answer_only"
-    assert thinking_mode("7+5=12;####") == "malformed" and thinking_mode("") == "malformed"
-    assert recheck_count("7+5=12;7+5=12;7+5=12;####12") == 2
 
 
 def test_sft_fits_its_data():

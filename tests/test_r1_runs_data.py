@@ -74,8 +74,7 @@ def test_headline_models_have_500_by_128():
 
 
 def test_rejection_sample_is_verified():
-    from arithmetic_task import grade
-    from rl_reasoner import format_reward
+    from arithmetic_task import format_reward, grade
 
     rs = RUNS["rs"]
     assert rs["stats"]["kept"] <= rs["stats"]["samples"] * rs["stats"]["right_share"]

@@ -17,22 +17,12 @@ from rl_reasoner import (
     RLConfig,
     advantages_for,
     clip_fractions,
-    format_reward,
     policy_loss,
     rewards_for,
     rl_step,
     train_rl,
 )
 from tiny_gpt import TinyGPT, TinyGPTConfig
-
-
-def test_format_reward():
-    assert format_reward("7+5=12;12-3=9;####9") == 1.0
-    assert format_reward("7+5=12;12-3=9;####-9") == 1.0
-    for bad in ("", "####9", "7+5=12;12-3=9", "7+5=12;12-3=9;####", "7+5=12;;####9", "x"):
-        assert format_reward(bad) == 0.0, bad
-    with pytest.raises(TypeError, match="completion"):
-        format_reward(None)
 
 
 def test_rewards_add_accuracy_and_format():
