@@ -17,6 +17,13 @@ STEM = "11-r1-pipeline"
 DATA = json.loads((Path(__file__).resolve().parents[1] / "data" / "r1_runs.json").read_text())
 
 
+
+def rows_of(columns: dict) -> list[dict]:
+    """What the page's `transpose` makes of ojs_define'd columns."""
+    return [dict(zip(columns, values, strict=True))
+            for values in zip(*columns.values(), strict=True)]
+
+
 def test_chapter_ojs_runs_clean(open_chapter):
     open_chapter(STEM).assert_clean()
 
@@ -77,7 +84,7 @@ def test_objective_curves_follow_the_inputs(open_chapter):
         want = sum(r["pass1"] for r in last) / len(last)
         assert page.readout("objective-curves", label) == pytest.approx(want, rel=1e-9)
     page.set_input("Statistic", "zero-advantage groups")
-    train = run.defines["r1_train"]
+    train = rows_of(run.defines["r1_train"])
     for label, key in (("GRPO", "grpo"), ("Dr. GRPO", "dr_grpo")):
         finals = []
         for seed in (0, 1):
@@ -111,7 +118,7 @@ def test_pass_at_k_widget_recomputes_from_counts(open_chapter):
 
 def test_length_curves_widget(open_chapter):
     run = executed(STEM)
-    train = run.defines["r1_train"]
+    train = rows_of(run.defines["r1_train"])
     page = open_chapter(STEM)
     assert page.data_marks("length-curves") >= 8  # 2 objectives x 2 seeds x right/wrong
     rows = sorted((r for r in train if r["objective"] == "grpo"), key=lambda r: r["step"])
