@@ -35,7 +35,7 @@ from functools import cache
 from numbers import Rational
 from pathlib import Path
 
-from checks import require_arg_name, require_int, require_seed, require_str
+from checks import require_arg_name, require_instance, require_int, require_seed, require_str
 
 __all__ = [
     "TARGET",
@@ -60,6 +60,10 @@ __all__ = [
     "check_derivation",
     "evaluates_to_24",
     "load_puzzles",
+    "PUZZLE_COUNT",
+    "SOLVABLE_COUNT",
+    "puzzle_dataset",
+    "render_puzzle_dataset",
     "demo_puzzles",
     "clear_caches",
 ]
@@ -681,6 +685,74 @@ def demo_puzzles(n: int = 20, seed: int = 0) -> list[list[int]]:
         raise ValueError(f"n must be in 1..{len(solvable)}, got {n}")
     picked = sorted(random.Random(seed).sample(range(len(solvable)), n))
     return [list(solvable[i]) for i in picked]
+
+
+PUZZLE_COUNT = math.comb(_PUZZLE_MAX - _PUZZLE_MIN + _PUZZLE_SIZE, _PUZZLE_SIZE)
+"""Puzzles in the universe: multisets of four numbers from 1 to 13, C(13 + 4 - 1, 4) = 1820."""
+
+SOLVABLE_COUNT = 1362
+"""How many of them reach 24 (the known count); :func:`puzzle_dataset` refuses to disagree."""
+
+_DATA_SCRIPT = "scripts/make_game24_data.py"
+
+
+def puzzle_dataset(limit: int | None = None) -> dict:
+    """What ``data/game24.json`` holds: every puzzle, in lexicographic order, with its verdict.
+
+    Each puzzle is recorded with :func:`is_solvable` (the exhaustive oracle) and one derivation
+    from :func:`solve`, or ``None``: ``{"generated_by", "count", "solvable_count", "puzzles"}``.
+    The solver and the oracle must agree and every derivation must pass
+    :func:`check_derivation`, and the full universe must hold :data:`SOLVABLE_COUNT` solvable
+    puzzles; otherwise ``RuntimeError``. ``limit`` keeps only the first ``limit`` puzzles (a
+    quick look; the file holds all :data:`PUZZLE_COUNT`). :func:`render_puzzle_dataset` gives
+    the file's text.
+    """
+    if limit is not None:
+        limit = require_int("limit", limit, low=1, high=PUZZLE_COUNT)
+    universe = itertools.combinations_with_replacement(
+        range(_PUZZLE_MIN, _PUZZLE_MAX + 1), _PUZZLE_SIZE
+    )
+    puzzles = []
+    for combo in itertools.islice(universe, limit):
+        numbers = list(combo)
+        solution = solve(numbers)
+        solvable = is_solvable(numbers)
+        if (solution is not None) != solvable:
+            raise RuntimeError(f"solver and oracle disagree on {numbers}")
+        if solution is not None and not check_derivation(solution.expr, numbers):
+            raise RuntimeError(f"unsound derivation for {numbers}: {solution.expr}")
+        puzzles.append(
+            {
+                "numbers": numbers,
+                "solvable": solvable,
+                "solution": None if solution is None else solution.expr,
+            }
+        )
+    solvable_count = sum(p["solvable"] for p in puzzles)
+    if limit is None and solvable_count != SOLVABLE_COUNT:
+        raise RuntimeError(f"expected {SOLVABLE_COUNT} solvable puzzles, found {solvable_count}")
+    return {
+        "generated_by": _DATA_SCRIPT,
+        "count": len(puzzles),
+        "solvable_count": solvable_count,
+        "puzzles": puzzles,
+    }
+
+
+def render_puzzle_dataset(dataset: dict) -> str:
+    """The text of ``data/game24.json`` for a :func:`puzzle_dataset`: JSON with sorted keys,
+    kept compact and diff-friendly, one puzzle per line."""
+    dataset = require_instance("dataset", dataset, dict)
+    if set(dataset) != {"generated_by", "count", "solvable_count", "puzzles"}:
+        raise ValueError(f"dataset must be a puzzle_dataset() record, got keys {list(dataset)}")
+    fields = []
+    for key in sorted(dataset):
+        if key == "puzzles":
+            rows = ",\n".join(f"    {json.dumps(p, sort_keys=True)}" for p in dataset[key])
+            fields.append(f'  "puzzles": [\n{rows}\n  ]')
+        else:
+            fields.append(f"  {json.dumps(key)}: {json.dumps(dataset[key])}")
+    return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
 def clear_caches() -> None:

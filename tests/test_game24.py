@@ -4,10 +4,11 @@ the parser under hostile input, bad input."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import math
+import subprocess
+import sys
 import time
 from fractions import Fraction
 from functools import cache
@@ -97,12 +98,13 @@ def universe() -> list[dict]:
     ]
 
 
-def _load_script():
-    path = ROOT / "scripts" / "make_game24_data.py"
-    spec = importlib.util.spec_from_file_location("make_game24_data", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _run_data_script(*args: str) -> subprocess.CompletedProcess:
+    """scripts/make_game24_data.py run as its users run it: a separate process (tests never
+    import a script)."""
+    script = ROOT / "scripts" / "make_game24_data.py"
+    return subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=300
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -264,19 +266,36 @@ def test_data_file_matches_the_solver(universe):
         assert stored["solvable"] == row["solvable"]
         expected = None if row["solve"] is None else row["solve"].expr
         assert stored["solution"] == expected
-    script = _load_script()
-    assert script.render(script.build_dataset()) == text  # byte-for-byte what the script writes
+    assert (game24.PUZZLE_COUNT, game24.SOLVABLE_COUNT) == (len(UNIVERSE), 1362)
+    # Byte for byte what the script writes.
+    assert game24.render_puzzle_dataset(game24.puzzle_dataset()) == text
 
 
-def test_script_refuses_a_stale_file(tmp_path, monkeypatch):
-    script = _load_script()
-    dataset = script.build_dataset()
-    monkeypatch.setattr(script, "build_dataset", lambda: dataset)
+def test_puzzle_dataset_limit_and_bad_input():
+    short = game24.puzzle_dataset(limit=3)
+    assert short["count"] == 3 and [p["numbers"] for p in short["puzzles"]] == UNIVERSE[:3]
+    assert short["solvable_count"] == 0  # 1 1 1 1, 1 1 1 2 and 1 1 1 3 cannot reach 24
+    assert json.loads(game24.render_puzzle_dataset(short)) == short
+    for bad, error in ((0, ValueError), (1821, ValueError), (True, TypeError), (2.0, TypeError)):
+        with pytest.raises(error, match="limit"):
+            game24.puzzle_dataset(limit=bad)
+    with pytest.raises(TypeError, match="dataset"):
+        game24.render_puzzle_dataset([short])
+    with pytest.raises(ValueError, match="dataset"):
+        game24.render_puzzle_dataset({**short, "extra": 1})
+
+
+@pytest.mark.slow  # three runs of the script, each solving all 1820 puzzles (about 8 s in all)
+def test_script_refuses_a_stale_file_and_writes_the_shipped_bytes(tmp_path):
     out = tmp_path / "game24.json"
     out.write_text("{}", encoding="utf-8")
-    assert script.main(["--check", "--out", str(out)]) == 1
-    assert script.main(["--out", str(out)]) == 0
-    assert script.main(["--check", "--out", str(out)]) == 0
+    stale = _run_data_script("--check", "--out", str(out))
+    assert stale.returncode == 1 and "is stale" in stale.stderr, stale.stderr
+    wrote = _run_data_script("--out", str(out))
+    assert wrote.returncode == 0 and "1820 puzzles, 1362 solvable" in wrote.stdout, wrote.stderr
+    assert out.read_bytes() == (ROOT / "data" / "game24.json").read_bytes()
+    fresh = _run_data_script("--check", "--out", str(out))
+    assert fresh.returncode == 0 and "is up to date" in fresh.stdout, fresh.stderr
 
 
 def _level_one_states() -> list[tuple[Fraction, ...]]:
