@@ -32,6 +32,7 @@ from pathlib import Path
 import game24
 from checks import (
     require_bool,
+    require_instance,
     require_int,
     require_prob,
     require_seed,
@@ -63,6 +64,11 @@ __all__ = [
     "chain_of_thought",
     "load_beam_sweep",
     "solve_rate_sweep",
+    "SWEEP_BEAM_WIDTHS",
+    "SWEEP_ERROR_RATES",
+    "SWEEP_SALT",
+    "build_beam_sweep",
+    "render_beam_sweep",
     "demonstrate_tree_of_thoughts",
     "clear_caches",
 ]
@@ -480,7 +486,7 @@ def dfs_search(
 def load_beam_sweep(path: str | Path | None = None) -> dict:
     """The recorded beam-width sweep over every solvable puzzle, ``data/beam_sweep.json``.
 
-    Written by ``scripts/make_beam_sweep.py`` (54,480 searches, too slow for a chapter):
+    Written by ``scripts/make_beam_sweep.py`` from :func:`build_beam_sweep` (54,480 searches):
     ``{"beam_widths", "error_rates", "salt", "count", "summary", "puzzles"}``, where ``summary``
     holds :func:`solve_rate_sweep` records over all ``count`` puzzles and ``puzzles[k]["solved"]
     [i][j]`` is 1 if puzzle k was solved at ``error_rates[i]`` and ``beam_widths[j]``.
@@ -553,6 +559,79 @@ def solve_rate_sweep(
                 }
             )
     return records
+
+
+SWEEP_BEAM_WIDTHS = (1, 2, 3, 4, 5, 6, 7, 8)
+"""Beam widths of the recorded sweep, ``data/beam_sweep.json``."""
+SWEEP_ERROR_RATES = (0.0, 0.3, 0.5, 0.7, 0.9)
+"""Judge error rates of the recorded sweep (0.0 is the oracle)."""
+SWEEP_SALT = 0
+"""The salt of the recorded sweep's noisy judges (:func:`noisy_evaluator`)."""
+
+_SWEEP_SCRIPT = "scripts/make_beam_sweep.py"
+_SWEEP_KEYS = {"generated_by", "salt", "beam_widths", "error_rates", "count", "summary", "puzzles"}
+
+
+def build_beam_sweep(limit: int | None = None) -> dict:
+    """What ``data/beam_sweep.json`` holds (see :func:`load_beam_sweep`): the sweep of
+    :data:`SWEEP_BEAM_WIDTHS` x :data:`SWEEP_ERROR_RATES` over every solvable puzzle.
+
+    Each puzzle's row comes from :func:`solve_rate_sweep` on that puzzle alone; the summary adds
+    the rows up. The full sweep is 54,480 searches (seconds, too slow for a chapter, which reads
+    the file); ``limit`` keeps only the first ``limit`` solvable puzzles, in data order (a quick
+    look). :func:`render_beam_sweep` gives the file's text.
+    """
+    if limit is not None:
+        limit = require_int("limit", limit, low=1, high=game24.SOLVABLE_COUNT)
+    puzzles = [p["numbers"] for p in game24.load_puzzles() if p["solvable"]][:limit]
+    rows = []
+    for numbers in puzzles:
+        records = solve_rate_sweep([numbers], SWEEP_BEAM_WIDTHS, SWEEP_ERROR_RATES, salt=SWEEP_SALT)
+        solved = {(r["error_rate"], r["beam_width"]): r["solved"] for r in records}
+        rows.append(
+            {
+                "numbers": numbers,
+                "solved": [[solved[(e, b)] for b in SWEEP_BEAM_WIDTHS] for e in SWEEP_ERROR_RATES],
+            }
+        )
+    summary = []
+    for i, rate in enumerate(SWEEP_ERROR_RATES):
+        for j, width in enumerate(SWEEP_BEAM_WIDTHS):
+            count = sum(row["solved"][i][j] for row in rows)
+            summary.append(
+                {
+                    "beam_width": width,
+                    "error_rate": rate,
+                    "solve_rate": count / len(rows),
+                    "solved": count,
+                    "total": len(rows),
+                }
+            )
+    return {
+        "generated_by": _SWEEP_SCRIPT,
+        "salt": SWEEP_SALT,
+        "beam_widths": list(SWEEP_BEAM_WIDTHS),
+        "error_rates": list(SWEEP_ERROR_RATES),
+        "count": len(rows),
+        "summary": summary,
+        "puzzles": rows,
+    }
+
+
+def render_beam_sweep(sweep: dict) -> str:
+    """The text of ``data/beam_sweep.json`` for a :func:`build_beam_sweep`: JSON with sorted
+    keys, one summary record and one puzzle per line."""
+    sweep = require_instance("sweep", sweep, dict)
+    if set(sweep) != _SWEEP_KEYS:
+        raise ValueError(f"sweep must be a build_beam_sweep() record, got keys {list(sweep)}")
+    fields = []
+    for key in sorted(sweep):
+        if key in ("summary", "puzzles"):
+            lines = ",\n".join(f"    {json.dumps(r, sort_keys=True)}" for r in sweep[key])
+            fields.append(f"  {json.dumps(key)}: [\n{lines}\n  ]")
+        else:
+            fields.append(f"  {json.dumps(key)}: {json.dumps(sweep[key])}")
+    return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
 def demonstrate_tree_of_thoughts(seed: int = 0, verbose: bool = False) -> dict:

@@ -4,7 +4,6 @@ The puzzle itself (states, the oracle and solver, the parser) is tested in tests
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import math
@@ -466,12 +465,40 @@ def test_bad_evaluator_and_threshold():
 # ------------------------------------------------------------------------------------------
 
 
-def _load_sweep_script():
-    path = ROOT / "scripts" / "make_beam_sweep.py"
-    spec = importlib.util.spec_from_file_location("make_beam_sweep", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _run_script(name: str, *args: str) -> subprocess.CompletedProcess:
+    """A script of scripts/ run as its users run it: a separate process (tests never import a
+    script)."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+# The full sweep is 54,480 searches (about 10 s of CPU), too slow to run three times here: this
+# child swaps tree_of_thoughts.build_beam_sweep for a 3-puzzle build, then runs the script's own
+# command line, unchanged, as ``python scripts/make_beam_sweep.py ARGS`` would.
+_SHORT_SWEEP = """
+import runpy, sys
+code_dir, script, *args = sys.argv[1:]
+sys.path.insert(0, code_dir)
+import tree_of_thoughts
+full = tree_of_thoughts.build_beam_sweep
+tree_of_thoughts.build_beam_sweep = lambda limit=None: full(3 if limit is None else limit)
+sys.argv = [script, *args]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+def _run_short_sweep_script(*args: str) -> subprocess.CompletedProcess:
+    script = ROOT / "scripts" / "make_beam_sweep.py"
+    return subprocess.run(
+        [sys.executable, "-c", _SHORT_SWEEP, str(ROOT / "code"), str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_beam_sweep_file_is_consistent():
@@ -493,46 +520,64 @@ def test_beam_sweep_file_is_consistent():
         row = [r["solve_rate"] for r in sweep["summary"] if r["error_rate"] == rate]
         assert all(a < b for a, b in itertools.pairwise(row)), (rate, row)
     assert tot.load_beam_sweep(tot.BEAM_SWEEP_PATH) == sweep
+    # The file is the module's rendering of its record, byte for byte.
+    assert tot.render_beam_sweep(sweep) == tot.BEAM_SWEEP_PATH.read_text(encoding="utf-8")
 
 
-def test_beam_sweep_script_reproduces_the_first_rows():
-    script = _load_sweep_script()
-    short = script.build_sweep(limit=12)
+def test_build_beam_sweep_reproduces_the_first_rows():
+    short = tot.build_beam_sweep(limit=12)
     recorded = tot.load_beam_sweep()
     assert short["puzzles"] == recorded["puzzles"][:12]
+    for key in ("generated_by", "salt", "beam_widths", "error_rates"):
+        assert short[key] == recorded[key], key
     live = solve_rate_sweep(
         [row["numbers"] for row in short["puzzles"]],
-        script.BEAM_WIDTHS,
-        script.ERROR_RATES,
-        salt=script.SALT,
+        tot.SWEEP_BEAM_WIDTHS,
+        tot.SWEEP_ERROR_RATES,
+        salt=tot.SWEEP_SALT,
     )
     assert short["summary"] == live  # same records, same order as the module's own sweep
-    json.loads(script.render(short))
+    assert json.loads(tot.render_beam_sweep(short)) == short
 
 
-def test_beam_sweep_script_check_and_write(tmp_path, monkeypatch, capsys):
-    script = _load_sweep_script()
-    short = script.build_sweep(limit=3)
-    monkeypatch.setattr(script, "build_sweep", lambda limit=None: short)
+def test_build_beam_sweep_and_render_refuse_bad_input():
+    for bad, error in ((0, ValueError), (1363, ValueError), (True, TypeError), ("3", TypeError)):
+        with pytest.raises(error, match="limit"):
+            tot.build_beam_sweep(limit=bad)
+    with pytest.raises(TypeError, match="sweep"):
+        tot.render_beam_sweep([])
+    with pytest.raises(ValueError, match="sweep"):
+        tot.render_beam_sweep({"summary": []})
+
+
+def test_beam_sweep_script_limit_prints_and_writes_nothing(tmp_path):
+    out = tmp_path / "beam_sweep.json"
+    run = _run_script("make_beam_sweep.py", "--limit", "3", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == len(tot.SWEEP_BEAM_WIDTHS) * len(tot.SWEEP_ERROR_RATES)
+    assert "b=8" in run.stdout
+    assert not out.exists()  # a partial sweep is printed, never written
+
+
+def test_beam_sweep_script_check_and_write(tmp_path):
     out = tmp_path / "beam_sweep.json"
     out.write_text("{}", encoding="utf-8")
-    assert script.main(["--check", "--out", str(out)]) == 1
-    assert script.main(["--out", str(out)]) == 0
-    assert script.main(["--check", "--out", str(out)]) == 0
-    assert tot.load_beam_sweep(out)["puzzles"] == short["puzzles"]
-    assert script.main(["--limit", "3"]) == 0  # prints a partial sweep, writes nothing
-    assert "b=8" in capsys.readouterr().out
+    stale = _run_short_sweep_script("--check", "--out", str(out))
+    assert stale.returncode == 1 and "is stale" in stale.stderr, stale.stderr
+    wrote = _run_short_sweep_script("--out", str(out))
+    assert wrote.returncode == 0 and "3 puzzles" in wrote.stdout, wrote.stderr
+    assert out.read_text(encoding="utf-8") == tot.render_beam_sweep(tot.build_beam_sweep(3))
+    fresh = _run_short_sweep_script("--check", "--out", str(out))
+    assert fresh.returncode == 0 and "is up to date" in fresh.stdout, fresh.stderr
 
 
-def test_bench_script_reports_cpu_wall_and_verdicts(capsys):
+def test_bench_script_reports_cpu_wall_and_verdicts():
     """The benchmark prints CPU and wall time and a verdict per floor; its speed is judged by
     running it, never by a timed test."""
-    path = ROOT / "scripts" / "bench_search.py"
-    spec = importlib.util.spec_from_file_location("bench_search", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    assert bench.main(["--limit", "5"]) == 0
-    out = capsys.readouterr().out
+    run = _run_script("bench_search.py", "--limit", "5")
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
     assert "1820 puzzles (1362 solvable)" in out
     assert out.count("s CPU") >= 3 and out.count("s wall") >= 3
     assert "verdict: PASS" in out or "verdict: FAIL" in out
