@@ -11,6 +11,8 @@ recorded, as JSON gives it back (a tuple comes back as a list). A call is matche
 function and by *all* its arguments, defaults included, so changing a default in the module
 makes the chapter's lookup fail until the call is recorded again; ``tests/test_recorded.py``
 reruns every recorded call and compares, so the file cannot go stale either.
+
+The calls themselves are listed here, in :func:`recorded_calls`; the script runs that list.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from checks import require_callable
 RECORD_PATH = Path(__file__).resolve().parent.parent / "data" / "recorded_calls.json"
 SCRIPT = "scripts/record_calls.py"
 
-__all__ = ["RECORD_PATH", "call_name", "call_arguments", "recorded"]
+__all__ = ["RECORD_PATH", "call_name", "call_arguments", "recorded", "recorded_calls"]
 
 
 def call_name(fn: Callable) -> str:
@@ -84,3 +86,43 @@ def recorded(fn: Callable, **kwargs: Any) -> Any:
             f"fn {key[0]}({key[1]}) is not recorded in data/{RECORD_PATH.name}: add the call to "
             f"{SCRIPT} and run it"
         ) from None
+
+
+def recorded_calls() -> list[tuple[Callable, dict[str, Any]]]:
+    """Every call ``scripts/record_calls.py`` runs and stores, in the file's order.
+
+    Returns:
+        ``(fn, kwargs)`` pairs. Each is the call its chapter makes, argument for argument, so the
+        chapter's ``recorded(fn, **kwargs)`` finds it; ``tests/test_recorded.py`` checks the
+        file holds exactly these and reruns them.
+    """
+    # Imported here, not at the top: a chapter reading one record should not import every other
+    # chapter's module (and none of those imports this one).
+    from dr_grpo import length_drift_simulation
+    from grpo import grpo_learning_curves
+    from gspo import demonstrate_gspo, demonstrate_length_variance, demonstrate_token_grpo
+    from prm import demonstrate_prm
+
+    # Chapter 5: when to stop, trained under GRPO and Dr. GRPO (Dr. GRPO's rate is scaled by
+    # 2 * cap / start so that a token of a start-length chain takes GRPO's step).
+    drift = {"steps": 200, "group_size": 16, "start_length": 20.0, "max_len": 1000}
+    return [
+        # Chapter 4: GRPO's learning curves over group size and KL weight (the widget's grid).
+        (
+            grpo_learning_curves,
+            {"group_sizes": (4, 16, 64), "betas": (0.0, 0.04, 1.0), "steps": 40},
+        ),
+        (length_drift_simulation, {"method": "grpo", **drift, "lr": 0.5}),
+        (length_drift_simulation, {"method": "dr_grpo", **drift, "lr": 0.5 * 2 * 1000 / 20.0}),
+        # Chapter 6: the variance law's Monte-Carlo dots, one sweep over lengths per variance v.
+        *(
+            (demonstrate_length_variance, {"v": round(0.02 * k, 2), "num_samples": 4000, "seed": 0})
+            for k in range(1, 6)
+        ),
+        # Chapter 6: how much of the training each trust region clips, three 40-step runs.
+        (demonstrate_gspo, {"steps": 40, "verbose": False, "clip_low": 0.2, "clip_high": 0.2}),
+        (demonstrate_gspo, {"steps": 40, "verbose": False, "clip_low": 3e-4, "clip_high": 4e-4}),
+        (demonstrate_token_grpo, {"steps": 40, "verbose": False, "clip_eps": 0.2}),
+        # Chapter 10: the reranking experiment on three more draws (seed 0 runs in the chapter).
+        *((demonstrate_prm, {"seed": s}) for s in (1, 2, 3)),
+    ]

@@ -1,27 +1,16 @@
-"""data/recorded_calls.json (scripts/record_calls.py) and code/recorded.py, which reads it."""
+"""code/recorded.py: its list of calls (recorded_calls), the file scripts/record_calls.py writes
+from it (data/recorded_calls.json) and the lookup that reads it back."""
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
 import math
-from pathlib import Path
 
 import pytest
 
 import recorded as rec
 from grpo import grpo_learning_curves
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _script():
-    path = ROOT / "scripts" / "record_calls.py"
-    spec = importlib.util.spec_from_file_location("record_calls", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _same(a, b, rel: float = 1e-6) -> bool:
@@ -38,11 +27,10 @@ def _same(a, b, rel: float = 1e-6) -> bool:
     return type(a) is type(b) and a == b
 
 
-def test_the_file_holds_the_scripts_calls_in_order():
-    script = _script()
+def test_the_file_holds_the_recorded_calls_in_order():
     calls = json.loads(rec.RECORD_PATH.read_text())["calls"]
     assert [(c["function"], c["arguments"]) for c in calls] == [
-        (rec.call_name(fn), rec.call_arguments(fn, **kw)) for fn, kw in script.CALLS
+        (rec.call_name(fn), rec.call_arguments(fn, **kw)) for fn, kw in rec.recorded_calls()
     ]
 
 
