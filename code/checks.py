@@ -19,13 +19,29 @@ where it is used.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-from torch import Tensor
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+
+def _torch():
+    """torch, imported on first use: only the tensor checks need it, and the chapters that never
+    touch a tensor (Tree of Thoughts, process rewards) should not pay a second to import it."""
+    import torch
+
+    return torch
+
+
+def _is_tensor(value: object) -> bool:
+    """Whether ``value`` is a torch.Tensor (there is none before torch has been imported)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
 
 __all__ = [
     "MAX_SEED",
@@ -173,7 +189,7 @@ def require_sequence(
     """
     if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a sequence, got {_kind(value)}")
-    if isinstance(value, Tensor) and value.dim() == 0:
+    if _is_tensor(value) and value.dim() == 0:
         raise TypeError(f"{name} must be a sequence, got a 0-d tensor")
     if max_len is not None and hasattr(value, "__len__") and len(value) > max_len:
         raise ValueError(f"{name} must hold at most {max_len} items, got {len(value)}")
@@ -202,10 +218,10 @@ def require_sequence_of_sequences(name: str, value: object, *, min_len: int = 0)
 
 
 _DTYPE_KINDS = {
-    "float": (Tensor.is_floating_point, "a floating-point"),
-    "bool": (lambda t: t.dtype == torch.bool, "a bool"),
+    "float": (lambda t: t.is_floating_point(), "a floating-point"),
+    "bool": (lambda t: t.dtype == _torch().bool, "a bool"),
     "int": (
-        lambda t: not t.is_floating_point() and not t.is_complex() and t.dtype != torch.bool,
+        lambda t: not t.is_floating_point() and not t.is_complex() and t.dtype != _torch().bool,
         "an integer",
     ),
 }
@@ -226,7 +242,7 @@ def require_tensor(
     in a floating tensor (a NaN log-prob must not become a loss); ``nonempty`` refuses zero
     elements.
     """
-    if not isinstance(value, Tensor):
+    if not _is_tensor(value):
         raise TypeError(f"{name} must be a torch.Tensor, got {_kind(value)}")
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
@@ -239,7 +255,7 @@ def require_tensor(
             raise TypeError(f"{name} must be {label} tensor, got dtype {value.dtype}")
     if nonempty and value.numel() == 0:
         raise ValueError(f"{name} must not be empty, got shape {tuple(value.shape)}")
-    if finite and value.is_floating_point() and not bool(torch.isfinite(value.detach()).all()):
+    if finite and value.is_floating_point() and not bool(_torch().isfinite(value.detach()).all()):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return value
 
@@ -273,7 +289,7 @@ def require_finite_where(name: str, value: Tensor, mask: Tensor | None) -> Tenso
 
     Padding positions may hold anything: the losses zero them before any arithmetic.
     """
-    bad = ~torch.isfinite(value.detach())
+    bad = ~_torch().isfinite(value.detach())
     if mask is not None:
         bad = bad & mask
     if bool(bad.any()):
@@ -292,8 +308,8 @@ def require_advantages(
     """
     adv = require_tensor(name, value)
     if not adv.is_floating_point():
-        adv = adv.to(torch.get_default_dtype())
-    shape = torch.Size(shape)
+        adv = adv.to(_torch().get_default_dtype())
+    shape = _torch().Size(shape)
     if len(shape) == 2 and adv.dim() == 1 and adv.shape[0] == shape[0]:
         return adv.unsqueeze(-1)
     if broadcast:

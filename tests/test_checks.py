@@ -191,3 +191,16 @@ def test_require_logp_pair_and_advantages():
         require_advantages("adv", torch.ones(3), (2, 3), broadcast=False)
     with pytest.raises(ValueError, match="^adv must be finite"):
         require_advantages("adv", torch.tensor([math.nan, 1.0]), (2, 3))
+
+
+def test_the_search_chapters_modules_do_not_import_torch():
+    """Chapters 9 and 10 never touch a tensor; importing torch would cost them a second."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = Path(__file__).resolve().parents[1] / "code"
+    probe = "import sys, game24, tree_of_thoughts, prm, reasoning; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=code, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin"}, check=True)
+    assert out.stdout.strip() == "False"
