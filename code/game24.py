@@ -57,6 +57,7 @@ __all__ = [
     "is_solvable",
     "solve",
     "parse_step",
+    "exact_step",
     "check_derivation",
     "evaluates_to_24",
     "load_puzzles",
@@ -594,6 +595,19 @@ def apply_op(left: Fraction, op: str, right: Fraction) -> Fraction | None:
     return left / right
 
 
+def exact_step(step: str) -> ParsedStep | None:
+    """``step`` parsed, if it parses and its arithmetic is exact (``a op b`` really is ``c``);
+    ``None`` otherwise. The one test of a single step that the derivation checker and the
+    process-reward oracle (``prm.step_is_valid``) share."""
+    if not isinstance(step, str):
+        raise TypeError(f"step must be a str, got {type(step).__name__}")
+    try:
+        parsed = parse_step(step)
+    except ValueError:
+        return None
+    return parsed if apply_op(parsed.left, parsed.op, parsed.right) == parsed.result else None
+
+
 def check_derivation(derivation: str, numbers: Sequence[int] | None = None) -> bool:
     """Is ``derivation`` a correct Game-of-24 solution? Parsed and checked exactly, never eval'd.
 
@@ -618,11 +632,8 @@ def check_derivation(derivation: str, numbers: Sequence[int] | None = None) -> b
         return False
     produced: list[Fraction] = []  # results of earlier steps not yet consumed
     for text in texts:
-        try:
-            step = parse_step(text)
-        except ValueError:
-            return False
-        if apply_op(step.left, step.op, step.right) != step.result:
+        step = exact_step(text)
+        if step is None:
             return False
         for operand in (step.left, step.right):
             if pool is not None:

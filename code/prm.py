@@ -35,6 +35,7 @@ from game24 import (
     ParsedStep,
     apply_op,
     apply_step,
+    exact_step,
     key_thoughts,
     parse_step,
     propose_steps,
@@ -109,11 +110,8 @@ def step_is_valid(step: str, prev_result: int | Fraction | None = None) -> bool:
     if not isinstance(step, str):
         raise TypeError(f"step must be a str, got {type(step).__name__}")
     prev = None if prev_result is None else _check_number(prev_result, "prev_result")
-    try:
-        parsed = parse_step(step)
-    except ValueError:
-        return False
-    if apply_op(parsed.left, parsed.op, parsed.right) != parsed.result:
+    parsed = exact_step(step)
+    if parsed is None:
         return False
     return prev is None or parsed.left == prev
 
