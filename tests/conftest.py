@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -168,3 +169,19 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+# Every Game-of-24 puzzle: four numbers from 1..13, order ignored (1,820), for game24's tests and
+# the search's.
+GAME24_UNIVERSE = [list(c) for c in itertools.combinations_with_replacement(range(1, 14), 4)]
+
+
+def game24_level_one_states() -> list[tuple]:
+    """Every state one thought away from some puzzle, each once, in first-seen order."""
+    from game24 import propose_steps
+
+    seen = {}
+    for numbers in GAME24_UNIVERSE:
+        for step in propose_steps(numbers):
+            seen[step.state] = None
+    return list(seen)

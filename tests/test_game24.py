@@ -4,7 +4,6 @@ the parser under hostile input, bad input."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import subprocess
@@ -19,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import game24
+from conftest import GAME24_UNIVERSE as UNIVERSE
+from conftest import game24_level_one_states
 from game24 import (
     MAX_DERIVATION_CHARS,
     TARGET_KEY,
@@ -42,7 +43,6 @@ from game24 import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-UNIVERSE = [list(c) for c in itertools.combinations_with_replacement(range(1, 14), 4)]
 
 
 # ------------------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ def _walk_solvable(state: tuple[Fraction, ...]) -> bool:
 def test_oracle_on_inner_states_matches_brute_force():
     """The fast solver (integer pairs, cuts, partners) on every 3-number state a puzzle can lead
     to, and on the 2-number states below a sample of them."""
-    states = _level_one_states()
+    states = game24_level_one_states()
     assert len(states) > 15_000
     for state in states:
         assert state_is_solvable(state) == _brute_any(list(state)), state
@@ -296,14 +296,6 @@ def test_script_refuses_a_stale_file_and_writes_the_shipped_bytes(tmp_path):
     assert out.read_bytes() == (ROOT / "data" / "game24.json").read_bytes()
     fresh = _run_data_script("--check", "--out", str(out))
     assert fresh.returncode == 0 and "is up to date" in fresh.stdout, fresh.stderr
-
-
-def _level_one_states() -> list[tuple[Fraction, ...]]:
-    seen = {}
-    for numbers in UNIVERSE:
-        for step in propose_steps(numbers):
-            seen[step.state] = None
-    return list(seen)
 
 
 def test_propose_steps_returns_a_fresh_list():
@@ -510,12 +502,12 @@ def test_state_key_and_key_state_are_inverse():
     assert state_key([Fraction(-6, 4), 0]) == ((-3, 2), (0, 1))
     assert key_state(((8, 3), (13, 1))) == (Fraction(8, 3), Fraction(13))
     assert key_state(TARGET_KEY) == (Fraction(24),)
-    for state in _level_one_states()[::97]:
+    for state in game24_level_one_states()[::97]:
         assert key_state(state_key(state)) == state
 
 
 def test_key_functions_agree_with_the_state_functions():
-    for state in _level_one_states()[::41]:
+    for state in game24_level_one_states()[::41]:
         key = state_key(state)
         assert key_is_solvable(key) == state_is_solvable(state)
         steps = propose_steps(state)

@@ -17,6 +17,8 @@ import pytest
 
 import game24
 import tree_of_thoughts as tot
+from conftest import GAME24_UNIVERSE as UNIVERSE
+from conftest import game24_level_one_states
 from game24 import (
     check_derivation,
     demo_puzzles,
@@ -40,7 +42,6 @@ from tree_of_thoughts import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-UNIVERSE = [list(c) for c in itertools.combinations_with_replacement(range(1, 14), 4)]
 
 
 @pytest.fixture(scope="module")
@@ -125,14 +126,6 @@ def test_noisy_search_stays_sound(universe):
 # ------------------------------------------------------------------------------------------
 
 
-def _level_one_states() -> list[tuple[Fraction, ...]]:
-    seen = {}
-    for numbers in UNIVERSE:
-        for step in propose_steps(numbers):
-            seen[step.state] = None
-    return list(seen)
-
-
 def test_oracle_evaluator_values():
     assert oracle_evaluator(to_state([4, 9, 10, 13])) == 1.0
     assert oracle_evaluator([1, 1, 1, 1]) == 0.0
@@ -141,7 +134,7 @@ def test_oracle_evaluator_values():
 
 
 def test_noisy_evaluator_only_false_negatives_at_the_right_rate():
-    states = _level_one_states()
+    states = game24_level_one_states()
     solvable = [s for s in states if state_is_solvable(s)]
     unsolvable = [s for s in states if not state_is_solvable(s)]
     assert len(solvable) > 1000 and len(unsolvable) > 1000
@@ -155,7 +148,7 @@ def test_noisy_evaluator_only_false_negatives_at_the_right_rate():
 
 
 def test_noisy_evaluator_is_monotone_and_salted():
-    states = [s for s in _level_one_states() if state_is_solvable(s)][:1000]
+    states = [s for s in game24_level_one_states() if state_is_solvable(s)][:1000]
     low, high = noisy_evaluator(0.3), noisy_evaluator(0.6)
     assert all(high(s) <= low(s) for s in states)  # the 0.3 mistakes are among the 0.6 ones
     other = noisy_evaluator(0.3, salt=1)
