@@ -157,6 +157,26 @@ def pass_at(doc: Mapping, name: str, k: int = 1) -> float:
     return _r3(_p(doc, name, k))
 
 
+def pass_interval(doc: Mapping, name: str, k: int = 1) -> tuple[float, float]:
+    """A run's 95% bootstrap interval (over problems) for its held-out pass@k, to three places.
+
+    Two runs whose intervals do not overlap differ by more than the choice of problems explains.
+    """
+    _check_doc(doc)
+    _require_run(doc, name)
+    k = require_int("k", k, low=1)
+    if str(k) not in _final(doc, name)["pass_at_k_ci"]:
+        raise ValueError(f"k must be one of the recorded {list(_final(doc, name)['pass_at_k_ci'])}")
+    return _lo_hi(doc, name, k)
+
+
+def final_length(doc: Mapping, name: str) -> float:
+    """A run's mean response length (tokens) in its final held-out evaluation, to one place."""
+    _check_doc(doc)
+    _require_run(doc, name)
+    return round(_final(doc, name)["length"], 1)
+
+
 def _rl_names(prefix: str) -> list[str]:
     return [f"{prefix}_s{s}" for s in SEEDS]
 
@@ -202,6 +222,18 @@ def settings(doc: Mapping) -> dict:
         "rl_minutes_lo": round(min(minutes), 1),
         "rl_minutes_hi": round(max(minutes), 1),
     }
+
+
+def recorded_minutes(doc: Mapping) -> float:
+    """Wall-clock minutes of every recorded job, summed (each ran on one core), reruns aside.
+
+    The reruns (``rerun_*``) repeat stage-2 jobs after the records were made to measure what the
+    records lack; they are no part of what the recipe costs.
+    """
+    _check_doc(doc)
+    seconds = [run["timing"]["wall_seconds"] for name, run in doc["runs"].items()
+               if not name.startswith("rerun_")]
+    return round(sum(seconds) / 60, 1)
 
 
 # --------------------------------------------------------------------------- stages 0 and 1
@@ -635,6 +667,25 @@ def _length_change(rows: list[dict], objective: str, key: str) -> tuple[float, f
         firsts.append(_mean(r[key] for r in own[:EDGE_STEPS]))
         lasts.append(_mean(r[key] for r in own[-EDGE_STEPS:]))
     return round(sum(firsts) / len(SEEDS), 1), round(sum(lasts) / len(SEEDS), 1)
+
+
+def seed_lengths(doc: Mapping, objective: str) -> dict[int, dict[str, float]]:
+    """Per seed, the mean length of right and wrong training chains over the first and last steps.
+
+    Keys ``right_first``, ``right_last``, ``wrong_first``, ``wrong_last`` (tokens, two places);
+    `output_length` prints their mean over the seeds. How far the two seeds of one objective lie
+    apart is the noise against which two objectives' lengths can be told apart.
+    """
+    _check_doc(doc)
+    objective = require_choice("objective", objective, tuple(OBJECTIVE_LABELS))
+    rows = training_rows(doc)
+    out = {}
+    for s in SEEDS:
+        own = [r for r in rows if r["objective"] == objective and r["seed"] == s]
+        out[s] = {f"{key}_{edge}": round(_mean(r[f"length_{key}"] for r in part), 2)
+                  for key in ("right", "wrong")
+                  for edge, part in (("first", own[:EDGE_STEPS]), ("last", own[-EDGE_STEPS:]))}
+    return out
 
 
 def output_length_table(doc: Mapping) -> list[dict]:
