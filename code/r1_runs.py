@@ -33,6 +33,8 @@ from objectives import OBJECTIVE_LABELS  # the five stage-2 objectives and their
 R1_RUNS_PATH = Path(__file__).resolve().parent.parent / "data" / "r1_runs.json"
 #: The recorded run of chapter 11's exercise 2 (`scripts/run_r1_exercise.py` writes it).
 R1_EXERCISE3_PATH = R1_RUNS_PATH.with_name("r1_exercise3.json")
+#: One job run on two machines (`scripts/record_other_machine.py` writes it).
+R1_OTHER_MACHINE_PATH = R1_RUNS_PATH.with_name("r1_other_machine.json")
 
 SEEDS = (0, 1)  # every RL run of stage 2, R1-Zero and the RL'd student has two seeds
 EDGE_STEPS = 10  # "early" and "late" in training: the first and the last ten steps
@@ -388,21 +390,19 @@ def stage2_objectives(doc: Mapping) -> dict:
 
 
 def clip_activity(doc: Mapping) -> dict:
-    """How often each objective's trust region acted, over every step of its seed-0 rerun.
+    """How often each objective's trust region acted, over every step of both its seeds.
 
-    The recorded stage-2 runs predate the clip statistics; the reruns (``rerun_rl_<o>_s0``, the
-    same jobs again) record them. Per objective: ``outside``, the percentage of units whose ratio
-    left the objective's range, and ``clipped``, the percentage where the clip acted (a token for
-    GRPO, Dr. GRPO, DAPO and CISPO, a chain for GSPO; for CISPO the share of truncated weights),
-    both measured on each step's second, off-policy pass (`rl_reasoner.clip_fractions` records
-    them as ``clip_outside`` and ``clip_fraction``). A step with nothing to measure is skipped;
-    an objective with no rerun gives None.
+    Per objective: ``outside``, the percentage of units whose ratio left the objective's range,
+    and ``clipped``, the percentage where the clip acted (a token for GRPO, Dr. GRPO, DAPO and
+    CISPO, a chain for GSPO; for CISPO the share of truncated weights), both measured on each
+    step's second, off-policy pass (`rl_reasoner.clip_fractions` records them as
+    ``clip_outside`` and ``clip_fraction``). A step with nothing to measure is skipped; an
+    objective whose runs recorded neither statistic gives None.
     """
     _check_doc(doc)
     out = {}
     for o in OBJECTIVE_LABELS:
-        run = doc["runs"].get(f"rerun_rl_{o}_s0")
-        hist = run["history"] if run else []
+        hist = [h for name in _rl_names(f"rl_{o}") for h in doc["runs"][name]["history"]]
         entry = {}
         for key, field in (("outside", "clip_outside"), ("clipped", "clip_fraction")):
             vals = [h.get(field) for h in hist]
@@ -413,13 +413,14 @@ def clip_activity(doc: Mapping) -> dict:
 
 
 def rerun_agreement(doc: Mapping) -> dict:
-    """How far each seed-0 rerun agrees with the recorded run it repeats.
+    """How far each seed-0 rerun (``rerun_rl_<o>_s0``) agrees with the recorded run it repeats.
 
-    Per objective: ``same_steps``, the number of leading steps whose statistics (the clip
-    statistics aside) equal the record's to the file's four decimals, ``steps`` the run's
-    length, and the final pass@1 of the record and of the rerun. On the machine that made the
-    record a rerun agrees at every step; elsewhere the two agree until one sampled token lands
-    differently, and from then on they are two runs of the same recipe.
+    Per objective: ``same_steps``, the number of leading steps whose statistics equal the
+    record's to the file's four decimals, ``steps`` the run's length, ``same_final`` whether the
+    final evaluations agree (everything the rerun's record keeps of it), and the final pass@1 of
+    the record and of the rerun. On the machine that made the record a rerun agrees at every step;
+    elsewhere the two agree until one sampled token lands differently, and from then on they are
+    two runs of the same recipe (`other_machine` reads such a pair).
     """
     _check_doc(doc)
     out = {}
@@ -430,17 +431,43 @@ def rerun_agreement(doc: Mapping) -> dict:
         recorded = doc["runs"][f"rl_{o}_s0"]
         same = 0
         for a, b in zip(recorded["history"], rerun["history"], strict=True):
-            b = {k: v for k, v in b.items() if k not in ("clip_outside", "clip_fraction")}
-            if a != b:
+            # The first records had no clip statistics; a step is compared on what both hold.
+            if {k: v for k, v in b.items() if k in a} != {k: v for k, v in a.items() if k in b}:
                 break
             same += 1
+        final = rerun["final"]
         out[o] = {
             "same_steps": same,
             "steps": len(recorded["history"]),
+            "same_final": all(recorded["final"].get(k) == v for k, v in final.items()),
             "recorded_p1": _r3(recorded["final"]["pass_at_k"]["1"]),
             "rerun_p1": _r3(rerun["final"]["pass_at_k"]["1"]),
         }
     return out
+
+
+def other_machine_record(doc: Mapping, rev: str) -> dict:
+    """What data/r1_other_machine.json keeps of ``doc``: its reruns' agreement and its seed gap.
+
+    ``doc`` is the first edition's records (made on another machine) together with reruns of
+    their seed-0 jobs made on this book's machine from the same cold start, as git revision
+    ``rev`` holds them; `scripts/record_other_machine.py` writes the result.
+    """
+    _check_doc(doc)
+    return {
+        "source": f"data/r1_runs.json at {rev}",
+        "agreement": rerun_agreement(doc),
+        "max_seed_gap": stage2_objectives(doc)["max_seed_gap"],
+    }
+
+
+def other_machine(path: str | os.PathLike = R1_OTHER_MACHINE_PATH) -> dict:
+    """data/r1_other_machine.json: how long one job on two machines stayed the same run."""
+    record = _load_json(path)
+    for key in ("source", "agreement", "max_seed_gap"):
+        if key not in record:
+            raise ValueError(f"path {path} holds no {key!r}: not scripts/record_other_machine.py's")
+    return record
 
 
 # --------------------------------------------------------------------------- R1-Zero
@@ -685,6 +712,21 @@ def seed_lengths(doc: Mapping, objective: str) -> dict[int, dict[str, float]]:
         out[s] = {f"{key}_{edge}": round(_mean(r[f"length_{key}"] for r in part), 2)
                   for key in ("right", "wrong")
                   for edge, part in (("first", own[:EDGE_STEPS]), ("last", own[-EDGE_STEPS:]))}
+    return out
+
+
+def length_changes(doc: Mapping) -> dict[str, dict[int, dict[str, float]]]:
+    """Per objective and seed, how far right and wrong training chains moved, last steps - first.
+
+    ``{objective: {seed: {"right": tokens, "wrong": tokens}}}``, to one place: the seed-level
+    view of `output_length_table`'s "change" column, so a change can be told from seed noise.
+    """
+    _check_doc(doc)
+    out = {}
+    for o in OBJECTIVE_LABELS:
+        per_seed = seed_lengths(doc, o)
+        out[o] = {s: {key: round(v[f"{key}_last"] - v[f"{key}_first"], 1)
+                      for key in ("right", "wrong")} for s, v in per_seed.items()}
     return out
 
 

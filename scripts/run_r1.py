@@ -77,7 +77,7 @@ def assemble(store: Store, s: Settings) -> None:
             record = store.load(name).record
             if record["kind"] == "rejection":  # a sample of the kept chains, not all of them
                 record = {**record, "pairs": record["pairs"][:24]}
-            if name.startswith("rerun_"):  # read for its per-step statistics and its summary
+            if name.startswith("rerun_"):  # compared step by step and by its summary only
                 final = {k: v for k, v in record["final"].items() if k != "counts"}
                 record = {**record, "final": final}
             records[name] = _round(record)

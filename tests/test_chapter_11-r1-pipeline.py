@@ -1,5 +1,5 @@
 """Chapter 11 reads its runs back instead of training, cites what DeepSeek did, and reads the
-trust-region shares it reports from the reruns that measured them."""
+trust-region shares and the reruns' agreement it reports from the records."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 import r1_runs
 from booktools.qmd import parse_file
 from conftest import ROOT, executed
+from r1_experiments import RERUN_OBJECTIVES
 
 STEM = "11-r1-pipeline"
 PATH = ROOT / "chapters" / f"{STEM}.qmd"
@@ -34,7 +35,7 @@ def test_exercise_reads_the_recorded_run():
 
 def test_the_trust_region_claims_are_the_reruns_measurements():
     # "a few percent of token ratios leave GRPO's range" and "GSPO's clip catches most chains"
-    # were written before anything measured them; now each share is read from the reruns.
+    # were written before anything measured them; now each share is read from the records.
     text = PATH.read_text()
     assert "few percent" not in text and "catches most chains" not in text
     for objective, key in (("grpo", "outside"), ("grpo", "clipped"), ("gspo", "clipped")):
@@ -73,10 +74,17 @@ def test_inline_values_are_the_modules_values():
     assert float(inline['T["s4_p1"]']) == t["s4_p1"]
 
 
-def test_rerun_gaps_are_no_larger_than_the_seed_gap_the_prose_compares_them_with():
-    doc = r1_runs.load_records()
-    gap = r1_runs.stage2_objectives(doc)["max_seed_gap"]
+def test_every_rerun_on_the_records_machine_is_its_record():
+    # "both reruns matched their records at every one of the steps and in the final evaluation"
+    agreement = r1_runs.rerun_agreement(r1_runs.load_records())
+    assert sorted(agreement) == sorted(RERUN_OBJECTIVES) == ["grpo", "gspo"]  # "GRPO and GSPO"
+    for objective, a in agreement.items():
+        assert a["same_steps"] == a["steps"] and a["same_final"], objective
+
+
+def test_other_machine_gaps_are_no_larger_than_the_seed_gap_the_prose_compares_them_with():
+    other = r1_runs.other_machine()
     for objective in ("grpo", "gspo"):  # the two the prose quotes
-        a = r1_runs.rerun_agreement(doc)[objective]
-        assert abs(a["rerun_p1"] - a["recorded_p1"]) <= gap
+        a = other["agreement"][objective]
+        assert abs(a["rerun_p1"] - a["recorded_p1"]) <= other["max_seed_gap"]
         assert a["same_steps"] < a["steps"]  # "parted": the rerun is not the record

@@ -463,43 +463,54 @@ def few_problems_newly_solved(doc: Mapping) -> Verdict:
 # --------------------------------------------------------------------------- chapter 11: length
 
 
-@claim(ch11("Under GRPO the wrong chains do not grow; they shrink from"),
+@claim(ch11("Under GRPO the wrong chains hardly move"),
+       ch11("and its two seeds moved them in opposite directions"),
+       ch11("while the right ones shrink from"),
        doctor=lambda d: [_set_history(d, n, "length_wrong", 50.0, last=10)
                          for n in _seeds("rl_grpo")])
-def grpo_chains_shrink(doc: Mapping) -> Verdict:
-    # Ch. 11, length: under GRPO both the wrong and the right training chains shrink.
-    length = r1_runs.output_length(doc)
-    ok = (length["grpo_wrong_last"] < length["grpo_wrong_first"]
-          and length["grpo_right_last"] < length["grpo_right_first"])
-    return ok, {k: length[k] for k in ("grpo_wrong_first", "grpo_wrong_last",
-                                       "grpo_right_first", "grpo_right_last")}
+def grpo_wrong_chains_hardly_move(doc: Mapping) -> Verdict:
+    # Ch. 11, length: under GRPO the wrong chains "hardly move", its two seeds moving them "in
+    # opposite directions", "while the right ones shrink". Criterion for "hardly": the seeds'
+    # changes of the wrong chains' length differ in sign; the right chains end shorter.
+    change, length = r1_runs.length_changes(doc)["grpo"], r1_runs.output_length(doc)
+    wrong = [change[s]["wrong"] for s in r1_runs.SEEDS]
+    ok = min(wrong) < 0 < max(wrong) and length["grpo_right_last"] < length["grpo_right_first"]
+    return ok, {"wrong_by_seed": wrong, "right_first": length["grpo_right_first"],
+                "right_last": length["grpo_right_last"]}
 
 
-@claim(ch11("No objective lengthened its wrong chains."),
-       doctor=lambda d: [_set_history(d, f"rl_{o}_s{s}", "length_wrong", 20.0, last=10)
-                         for o in OBJECTIVES for s in r1_runs.SEEDS],
-       false_now="Dr. GRPO's wrong training chains grew (34.6 -> 36.3 tokens, both seeds)")
-def no_objective_lengthened_wrong_chains(doc: Mapping) -> Verdict:
-    # Ch. 11, length: "No objective lengthened its wrong chains" (the table's wrong-chain
-    # lengths, first against last steps, mean of the seeds).
-    length = r1_runs.output_length(doc)
-    change = {o: round(length[f"{o}_wrong_last"] - length[f"{o}_wrong_first"], 1)
-              for o in OBJECTIVES}
-    return all(v <= 0 for v in change.values()), change
+@claim(ch11("The one objective whose wrong chains grew on both seeds is Dr. GRPO"),
+       doctor=lambda d: [_set_history(d, n, "length_wrong", 20.0, last=10)
+                         for n in _seeds("rl_dr_grpo")])
+def only_dr_grpo_grew_its_wrong_chains(doc: Mapping) -> Verdict:
+    # Ch. 11, length: Dr. GRPO is "the one objective whose wrong chains grew on both seeds".
+    change = r1_runs.length_changes(doc)
+    grew = [o for o in OBJECTIVES if all(change[o][s]["wrong"] > 0 for s in r1_runs.SEEDS)]
+    return grew == ["dr_grpo"], {"grew_on_both_seeds": grew,
+                                 "wrong_by_seed": {o: [change[o][s]["wrong"] for s in
+                                                       r1_runs.SEEDS] for o in OBJECTIVES}}
 
 
-@claim(ch11("Every one that moved far from its start made its chains shorter"),
+@claim(ch11("Every objective made its right chains shorter"),
        doctor=lambda d: [_set_history(d, f"rl_{o}_s{s}", "length_correct", 40.0, last=10)
                          for o in OBJECTIVES for s in r1_runs.SEEDS])
-def far_movers_shortened_their_chains(doc: Mapping) -> Verdict:
-    # Ch. 11, length: "Every one that moved far from its start made its chains shorter".
-    # Criterion for "moved far": a pass@1 gain over the cold start (mean of the seeds) of at
-    # least half the largest gain; each such objective's right and wrong chains end shorter.
-    gains, length = _gains(doc), r1_runs.output_length(doc)
-    far = [o for o in OBJECTIVES if gains[o] >= max(gains.values()) / 2]
-    change = {o: (round(length[f"{o}_right_last"] - length[f"{o}_right_first"], 1),
-                  round(length[f"{o}_wrong_last"] - length[f"{o}_wrong_first"], 1)) for o in far}
-    return all(r < 0 and w < 0 for r, w in change.values()), {"far (right, wrong)": change}
+def every_objective_shortened_its_right_chains(doc: Mapping) -> Verdict:
+    # Ch. 11, length: "Every objective made its right chains shorter" (the table's right-chain
+    # lengths, first against last steps, mean of the seeds).
+    length = r1_runs.output_length(doc)
+    change = {o: round(length[f"{o}_right_last"] - length[f"{o}_right_first"], 1)
+              for o in OBJECTIVES}
+    return all(v < 0 for v in change.values()), change
+
+
+@claim(ch11("and it kept most of its re-checks"),
+       doctor=lambda d: [d["runs"][n]["final"].update(rechecks=0.0) for n in _seeds("rl_dr_grpo")])
+def dr_grpo_kept_most_rechecks(doc: Mapping) -> Verdict:
+    # Ch. 11, length: Dr. GRPO "kept most of its re-checks": its re-checks per chain after RL
+    # (mean of the seeds) above half the cold start's.
+    length, cold = r1_runs.output_length(doc), r1_runs.stage0_and_1(doc)["cold_rechecks"]
+    return length["rechecks_dr_grpo"] > cold / 2, {"dr_grpo": length["rechecks_dr_grpo"],
+                                                   "cold": cold}
 
 
 @claim(ch11("by dropping the re-checks"),
@@ -628,11 +639,13 @@ def exercise_rl_raises_training_pass(ex: Mapping) -> Verdict:
         "before": ex["pass_at_1_before"], "after": ex["pass_at_1_after"]}
 
 
-@claim(ch11("in about an hour of two CPU cores"),
+@claim(ch11("in about an hour of training on two CPU cores"),
        doctor=lambda d: d["runs"]["base4"]["timing"].update(wall_seconds=100_000.0))
 def recipe_runs_in_about_an_hour(doc: Mapping) -> Verdict:
-    # Ch. 11, summary: the recipe runs "in about an hour of two CPU cores". Criterion: the
-    # recorded jobs' wall-clock minutes (one core each), over two cores, between 40 and 90.
+    # Ch. 11, summary: the recipe runs "in about an hour of training on two CPU cores".
+    # Criterion: the recorded jobs' wall-clock minutes (one core each), over two cores, between
+    # 40 and 90. A job's clock covers its training and check-ups, not the evaluations of the
+    # model it starts from and ends with, hence "of training".
     minutes = r1_runs.recorded_minutes(doc)
     return 40 <= minutes / 2 <= 90, {"job_minutes": minutes, "per_two_cores": minutes / 2}
 
@@ -727,16 +740,16 @@ def three_models_in_the_sweep(doc: Mapping) -> Verdict:
 
 
 @claim(ch12("RL made the model both more accurate and *briefer* than its cold start"),
-       ch12("because it dropped most of the re-checks"),
+       ch12("because it dropped many of its re-checks"),
        doctor=lambda d: _set_budget(d, "rl_grpo_s0", "cut", "thinking_tokens", 100.0))
 def rl_made_the_model_more_accurate_and_briefer(doc: Mapping) -> Verdict:
     # Ch. 12: left alone, the GRPO model is more accurate and thinks for fewer tokens than the
-    # cold start, "because it dropped most of the re-checks". Criterion for "most": GRPO's
-    # re-checks per chain after RL (mean of the seeds) below half the cold start's.
+    # cold start, "because it dropped many of its re-checks". Criterion for "many": GRPO's
+    # re-checks per chain after RL (mean of the seeds) at most two thirds of the cold start's.
     bf, length = r1_runs.budget_forcing(doc), r1_runs.output_length(doc)
     cold_rechecks = r1_runs.stage0_and_1(doc)["cold_rechecks"]
     ok = (bf["rl_grpo_s0_acc"] > bf["cold_acc"] and bf["rl_grpo_s0_think"] < bf["cold_think"]
-          and length["rechecks_grpo"] < cold_rechecks / 2)
+          and length["rechecks_grpo"] <= cold_rechecks * 2 / 3)
     return ok, {"grpo_acc": bf["rl_grpo_s0_acc"], "cold_acc": bf["cold_acc"],
                 "grpo_think": bf["rl_grpo_s0_think"], "cold_think": bf["cold_think"],
                 "grpo_rechecks": length["rechecks_grpo"], "cold_rechecks": cold_rechecks}
@@ -816,19 +829,18 @@ def _grow_costs_beyond_the_knee(doc: dict) -> None:
                 row.update(accuracy=natural, thinking_tokens=float(row["budget"]))
 
 
-@claim(ch12("beyond the knee, more thinking buys little accuracy and the cost per right answer "
-            "only grows"),
-       doctor=_grow_costs_beyond_the_knee,
-       false_now="cut at budgets past the knee, the models stop on their own: the cold start's "
-                 "cost per right answer falls (55.9 -> 55.4 tokens), chapter 2's stays flat")
-def beyond_the_knee_cost_only_grows(doc: Mapping) -> Verdict:
-    # Ch. 12, exercise 1: "beyond the knee ... the cost per right answer only grows". Criterion:
-    # cutting at successive budgets from the knee on, tokens per right answer never fall.
+@claim(ch12("beyond the knee, a larger cap buys little accuracy and costs little either"),
+       ch12("so the cost per right answer stays about where it was at the knee"),
+       doctor=_grow_costs_beyond_the_knee)
+def beyond_the_knee_cost_stays(doc: Mapping) -> Verdict:
+    # Ch. 12, exercise 1: past the knee the cost per right answer "stays about where it was at
+    # the knee". Criterion: cutting at every budget from the knee on costs within 5% of the
+    # knee's tokens per right answer.
     evidence, ok = {}, True
     for m in r1_runs.budget_models(doc):
         knee = r1_runs.budget_knee(doc, m)
         costs = [round(_cost(doc, m, b), 2) for b in _budgets(doc) if b >= knee]
-        ok = ok and all(b >= a for a, b in zip(costs, costs[1:], strict=False))
+        ok = ok and all(abs(c - costs[0]) <= 0.05 * costs[0] for c in costs)
         evidence[m] = costs
     return ok, evidence
 

@@ -284,25 +284,35 @@ def test_zero_curves_are_the_check_ups_of_both_starts():
     assert setup["problems"] == DOC["settings"]["eval_problems"]
 
 
-def test_clip_activity_reads_the_reruns_clip_fields():
+def test_clip_activity_reads_both_seeds_clip_fields():
     doc = copy.deepcopy(DOC)
-    for i, h in enumerate(doc["runs"]["rerun_rl_gspo_s0"]["history"]):
-        h["clip_outside"], h["clip_fraction"] = 0.5, (0.2 if i % 2 else float("nan"))
+    for seed in (0, 1):
+        for i, h in enumerate(doc["runs"][f"rl_gspo_s{seed}"]["history"]):
+            h["clip_outside"], h["clip_fraction"] = 0.5, (0.2 if i % 2 else float("nan"))
     activity = r1_runs.clip_activity(doc)
     assert activity["gspo"] == {"outside": 50.0, "clipped": 20.0}  # NaN steps are skipped
-    rows = DOC["runs"]["rerun_rl_grpo_s0"]["history"]
+    rows = DOC["runs"]["rl_grpo_s0"]["history"] + DOC["runs"]["rl_grpo_s1"]["history"]
     want = 100 * sum(h["clip_fraction"] for h in rows) / len(rows)
     assert r1_runs.clip_activity(DOC)["grpo"]["clipped"] == pytest.approx(want, abs=0.05)
-    del doc["runs"]["rerun_rl_gspo_s0"]  # no rerun: nothing to report, not a zero
+    for seed in (0, 1):  # runs that predate the statistics: nothing to report, not a zero
+        for h in doc["runs"][f"rl_gspo_s{seed}"]["history"]:
+            del h["clip_outside"], h["clip_fraction"]
     assert r1_runs.clip_activity(doc)["gspo"] == {"outside": None, "clipped": None}
 
 
 def test_rerun_agreement_counts_the_leading_steps_that_match():
     doc = copy.deepcopy(DOC)
     run = doc["runs"]["rl_grpo_s0"]
-    doc["runs"]["rerun_rl_grpo_s0"]["history"] = [
-        {**h, "clip_outside": 0.1, "clip_fraction": 0.0} for h in run["history"]
-    ]
-    assert r1_runs.rerun_agreement(doc)["grpo"]["same_steps"] == len(run["history"])
-    doc["runs"]["rerun_rl_grpo_s0"]["history"][3]["reward"] = -1.0
+    rerun = doc["runs"]["rerun_rl_grpo_s0"]
+    rerun["history"] = copy.deepcopy(run["history"])
+    rerun["final"] = {k: v for k, v in run["final"].items() if k != "counts"}
+    a = r1_runs.rerun_agreement(doc)["grpo"]
+    assert a["same_steps"] == len(run["history"]) and a["same_final"]
+    rerun["history"][3]["reward"] = -1.0
+    assert r1_runs.rerun_agreement(doc)["grpo"]["same_steps"] == 3
+    rerun["final"]["length"] += 1.0
+    assert not r1_runs.rerun_agreement(doc)["grpo"]["same_final"]
+    # Records made before the clip statistics existed are compared on what both hold.
+    for h in run["history"]:
+        h.pop("clip_outside", None), h.pop("clip_fraction", None)
     assert r1_runs.rerun_agreement(doc)["grpo"]["same_steps"] == 3

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evaluation import mean_pass_at_k
-from r1_experiments import OBJECTIVES, SCRIPT_JOBS, Settings, graph
+from r1_experiments import OBJECTIVES, RERUN_OBJECTIVES, SCRIPT_JOBS, Settings, graph
 from rl_reasoner import RLConfig, config_dict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,10 +102,31 @@ def test_shipped_cold_start_is_the_recorded_stage_1():
     assert model.config.n_layer == 4
 
 
-@pytest.mark.parametrize("objective", OBJECTIVES)
-def test_reruns_record_the_clip_statistics_of_the_runs_they_repeat(objective):
+@pytest.mark.parametrize("name", [n for n, r in RUNS.items() if r["kind"] == "rl"])
+def test_every_rl_run_records_its_clip_statistics(name):
+    for row in RUNS[name]["history"]:
+        assert 0 <= row["clip_fraction"] <= row["clip_outside"] <= 1
+
+
+@pytest.mark.parametrize("objective", RERUN_OBJECTIVES)
+def test_reruns_repeat_the_runs_they_name(objective):
     rerun, run = RUNS[f"rerun_rl_{objective}_s0"], RUNS[f"rl_{objective}_s0"]
     assert (rerun["start"], rerun["seed"], rerun["config"]) == (run["start"], 0, run["config"])
-    for row in rerun["history"]:
-        assert 0 <= row["clip_fraction"] <= row["clip_outside"] <= 1
     assert "counts" not in rerun["final"]  # the summary only: the file stays small
+
+
+def test_the_other_machines_agreement_is_what_its_revision_holds():
+    """data/r1_other_machine.json is `other_machine_record` of the records git still holds."""
+    import subprocess
+
+    import r1_runs
+
+    shipped = r1_runs.other_machine()
+    rev = shipped["source"].removeprefix("data/r1_runs.json at ")
+    got = subprocess.run(["git", "show", f"{rev}:data/r1_runs.json"], cwd=ROOT,
+                         capture_output=True, text=True)
+    if got.returncode != 0:
+        pytest.skip(f"this checkout has no revision {rev} (a shallow clone)")
+    assert r1_runs.other_machine_record(json.loads(got.stdout), rev) == shipped
+    # Another machine: every pair parted before the end.
+    assert all(a["same_steps"] < a["steps"] for a in shipped["agreement"].values())
