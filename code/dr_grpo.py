@@ -32,11 +32,11 @@ from checks import (
     require_sequence,
 )
 from grpo import (
-    center_rewards,
     clipped_surrogate_terms,
     group_relative_advantages,
     grpo_surrogate,
 )
+from policy_gradient import centered_advantages  # the group-mean baseline (policy gradients)
 
 # Size caps for the toy simulations (their plots use a few thousand tokens at most).
 MAX_TOKENS = 100_000
@@ -58,15 +58,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 # Dr. GRPO
 # --------------------------------------------------------------------------------------------
-
-
-def centered_advantages(rewards: Tensor) -> Tensor:
-    """Dr. GRPO's advantage ``A_i = r_i - mean(r)``: GRPO's baseline without the ``/ std``.
-
-    Args:
-        rewards: ``(G,)`` for one group or ``(B, G)`` for a batch of groups (per row).
-    """
-    return center_rewards(rewards)
 
 
 def difficulty_weight(p: float, eps: float = 1e-2) -> float:

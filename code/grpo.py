@@ -42,6 +42,7 @@ from checks import (
     require_sequence,
     require_tensor,
 )
+from policy_gradient import centered_advantages  # the group-mean baseline (previous chapter)
 
 # Size caps: the toy runs in this module are for plots; beyond these a typo is likelier than a
 # plan, and the run would take minutes or gigabytes.
@@ -95,6 +96,8 @@ def _integer_answers(answers: object, num_answers: int | None = None) -> Tensor:
 def center_rewards(rewards: Tensor) -> Tensor:
     """Subtract each group's mean reward: ``r_i - mean(r)`` (the critic-free baseline).
 
+    This is ``policy_gradient.centered_advantages``, under the name GRPO's code reads it by.
+
     Args:
         rewards: ``(G,)`` rewards of one group, or ``(B, G)`` for ``B`` groups (one per row).
 
@@ -102,13 +105,7 @@ def center_rewards(rewards: Tensor) -> Tensor:
         A float tensor of the same shape. A group whose rewards are all equal gets exact zeros
         (no floating-point residue), because it carries no relative signal.
     """
-    return _center(_as_rewards(rewards))
-
-
-def _center(r: Tensor) -> Tensor:
-    centered = r - r.mean(dim=-1, keepdim=True)
-    tied = (r == r[..., :1]).all(dim=-1, keepdim=True)
-    return torch.where(tied, torch.zeros_like(centered), centered)
+    return centered_advantages(rewards)
 
 
 def group_relative_advantages(rewards: Tensor, eps: float = 1e-6) -> Tensor:
@@ -129,7 +126,7 @@ def group_relative_advantages(rewards: Tensor, eps: float = 1e-6) -> Tensor:
         ValueError: an empty group, NaN/inf rewards, or a negative ``eps``.
     """
     eps = require_float("eps", eps, low=0.0)
-    centered = _center(_as_rewards(rewards))
+    centered = centered_advantages(rewards)
     std = centered.pow(2).mean(dim=-1, keepdim=True).sqrt()
     tied = std == 0
     safe_std = torch.where(tied, torch.ones_like(std), std + eps)
