@@ -270,7 +270,7 @@ def r1_zero_bare_answers_vanish(doc: Mapping) -> Verdict:
 
 
 @claim(ch11("and the mean response grows from"),
-       ch11("with the growth in response length the paper reported"),
+       ch11("The response length first grows, as the paper's did"),
        doctor=lambda d: d["runs"]["zero_s0"]["curve"][1].update(length=20.0))
 def r1_zero_length_grows(doc: Mapping) -> Verdict:
     # Ch. 11, R1-Zero and summary: in the first check-up interval "the mean response grows".
@@ -281,6 +281,7 @@ def r1_zero_length_grows(doc: Mapping) -> Verdict:
 
 @claim(ch11("Then the length drifts back down"),
        ch11("as the model sheds re-checks"),
+       ch11("then falls back as the model sheds its re-checks"),
        doctor=lambda d: d["runs"]["zero_s0"]["curve"][-1].update(length=40.0, rechecks=0.9))
 def r1_zero_length_drifts_down(doc: Mapping) -> Verdict:
     # Ch. 11, R1-Zero: "Then the length drifts back down ... as the model sheds re-checks".
@@ -318,17 +319,20 @@ def cold_lead_shrinks(doc: Mapping) -> Verdict:
     return z["gap_end"] < z["gap_start"], {"gap_start": z["gap_start"], "gap_end": z["gap_end"]}
 
 
-@claim(ch11("but it does not vanish in"),
-       ch11("and the few hundred curated chains are still worth something"),
-       doctor=lambda d: [d["runs"][n]["curve"][-1]["pass_at_k"].update({"1": 0.9})
+@claim(ch11("and what is left of it is within seed noise"),
+       ch11("the two final intervals overlap"),
+       ch11("whether the few hundred curated chains are still worth something"),
+       doctor=lambda d: [d["runs"][n]["curve"][-1]["pass_at_k"].update({"1": 0.0})
                          for n in _seeds("zero")])
-def cold_lead_does_not_vanish(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero: the lead "does not vanish": the cold-started runs still lead at the last
-    # check-up (mean of the seeds) and in the full final evaluation of seed 0.
-    z = r1_runs.r1_zero(doc)
-    ok = z["gap_end"] > 0 and z["grpo_final"] > z["zero_final"]
-    return ok, {"gap_end": z["gap_end"], "grpo_final": z["grpo_final"],
-                "zero_final": z["zero_final"]}
+def cold_lead_within_seed_noise(doc: Mapping) -> Verdict:
+    # Ch. 11, R1-Zero: what is left of the cold start's lead "is within seed noise". Criterion:
+    # the last check-up's gap (mean of the seeds) is no larger than the largest gap between two
+    # seeds of one stage 2 objective, and the final 95% intervals of R1-Zero's and the
+    # cold-started GRPO's seed 0 overlap.
+    z, gap = r1_runs.r1_zero(doc), r1_runs.stage2_objectives(doc)["max_seed_gap"]
+    ok = abs(z["gap_end"]) <= gap and z["zero_final_hi"] >= z["grpo_final_lo"]
+    return ok, {"gap_end": z["gap_end"], "max_seed_gap": gap,
+                "zero_final_hi": z["zero_final_hi"], "grpo_final_lo": z["grpo_final_lo"]}
 
 
 @claim(ch11("RL alone gets most of the way"),
@@ -480,6 +484,8 @@ def grpo_wrong_chains_hardly_move(doc: Mapping) -> Verdict:
 
 
 @claim(ch11("The one objective whose wrong chains grew on both seeds is Dr. GRPO"),
+       ch11("only Dr. GRPO, the objective without the bias, let its wrong chains grow on both"
+            " seeds"),
        doctor=lambda d: [_set_history(d, n, "length_wrong", 20.0, last=10)
                          for n in _seeds("rl_dr_grpo")])
 def only_dr_grpo_grew_its_wrong_chains(doc: Mapping) -> Verdict:
