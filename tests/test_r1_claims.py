@@ -224,6 +224,7 @@ def dr_grpo_on_a_tighter_leash(doc: Mapping) -> Verdict:
 
 
 @claim(ch11("and they end close"),
+       ch11("more than some gaps between objectives"),
        doctor=lambda d: [_set_p(d, n, 0.9) for n in _seeds("rl_gspo")])
 def grpo_and_gspo_end_close(doc: Mapping) -> Verdict:
     # Ch. 11, stage 2: GRPO and GSPO "end close". Criterion: their final pass@1 (mean of the
