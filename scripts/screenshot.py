@@ -1,11 +1,12 @@
 """Screenshot widgets with the test harness (the README's picture comes from here).
 
-python scripts/screenshot.py                              # the README's widget
-python scripts/screenshot.py 03-evaluating-reasoners pass-at-k /tmp/pk.png
+    python scripts/screenshot.py                                          # the README's widget
+    python scripts/screenshot.py 03-evaluating-reasoners pass-at-k /tmp/pk.png
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -36,8 +37,21 @@ def screenshot(stem: str, widget: str, out: Path) -> None:
     print(f"wrote {out}")
 
 
+def main() -> None:
+    """The README's picture by default, or STEM WIDGET OUT."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n".join(__doc__.splitlines()[2:]))
+    parser.add_argument("stem", nargs="?", default="02-self-consistency",
+                        help="the chapter, e.g. 02-self-consistency (the default)")
+    parser.add_argument("widget", nargs="?", default="condorcet",
+                        help='its data-widget name (default: "condorcet")')
+    parser.add_argument("out", nargs="?", type=Path,
+                        default=ROOT / "images" / "condorcet-widget.png",
+                        help="the PNG to write (default: images/condorcet-widget.png)")
+    args = parser.parse_args()
+    screenshot(args.stem, args.widget, args.out)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 4:
-        screenshot(sys.argv[1], sys.argv[2], Path(sys.argv[3]))
-    else:
-        screenshot("02-self-consistency", "condorcet", ROOT / "images" / "condorcet-widget.png")
+    main()
