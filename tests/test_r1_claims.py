@@ -593,6 +593,7 @@ def every_objective_shortened_its_chains(doc: Mapping) -> Verdict:
 @claim(ch11("the fine-tuned base is *better than the model whose chains it learned from*"),
        ch11("better than stage 2 itself"),
        ch11("consolidates it, here beyond the RL model it came from"),
+       ch12("The stage 3 student beat its teacher because rejection"),
        doctor=lambda d: _set_p(d, "stage3", 0.0))
 def stage3_beats_its_teacher(doc: Mapping) -> Verdict:
     # Ch. 11, stage 3 and summary: the SFT'd base beats the stage 2 model it learned from.
