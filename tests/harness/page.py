@@ -35,7 +35,7 @@ from functools import lru_cache
 import pypandoc
 import yaml
 
-from booktools.qmd import FENCE_OPEN, INLINE_PY, scan, split_front_matter
+from booktools.qmd import FENCE_OPEN, INLINE_PY, project_config, scan, split_front_matter
 
 from .kernel import ChapterRun
 from .server import ROOT
@@ -354,8 +354,25 @@ SECTION_HEADING = re.compile(
 )
 
 
-def table_of_contents(body: str) -> str:
-    """Quarto's margin TOC (`toc: true`, `toc-depth: 3`) for the chapter body's sections."""
+def code_links(run: ChapterRun) -> str:
+    """The chapter's `code-links` as Quarto 1.7 writes them into the margin TOC's nav: a
+    `div.quarto-code-links` with the `code-links-title` heading and one link per entry."""
+    front_matter, _ = split_front_matter(run.path.read_text(encoding="utf-8").splitlines())
+    links = (front_matter or {}).get("code-links") or []
+    if not links:
+        return ""
+    language = (project_config(run.path) or {}).get("language") or {}
+    title = language.get("code-links-title", "Code Links")  # Quarto's default heading
+    items = "".join(
+        f'<li><a href="{html.escape(link["href"])}"><i class="bi bi-{html.escape(link["icon"])}">'
+        f'</i>{html.escape(link["text"])}</a></li>' for link in links
+    )
+    return f'<div class="quarto-code-links"><h2>{html.escape(title)}</h2><ul>{items}</ul></div>'
+
+
+def table_of_contents(body: str, links: str = "") -> str:
+    """Quarto's margin TOC (`toc: true`, `toc-depth: 3`) for the chapter body's sections, with
+    the page's code links (`links`) at its foot, where Quarto appends them."""
     items: list[tuple[int, str]] = []
     for ident, level, heading in SECTION_HEADING.findall(body):
         link = (f'<a href="#{ident}" id="toc-{ident}" class="nav-link{" active" if not items else ""}"'
@@ -375,7 +392,7 @@ def table_of_contents(body: str) -> str:
         parts.append(f"<li>{link}</li>")
     parts.append("</ul></li></ul>" if open_sub else "</ul>")
     return ('<nav id="TOC" role="doc-toc" class="toc-active">'
-            f'<h2 id="toc-title">Table of contents</h2>{"".join(parts)}</nav>')
+            f'<h2 id="toc-title">Table of contents</h2>{"".join(parts)}{links}</nav>')
 
 
 def page_navigation(run: ChapterRun) -> str:
@@ -456,7 +473,7 @@ def chapter_page_html(run: ChapterRun) -> str:
 <body class="nav-sidebar floating">
 <div id="quarto-content" class="quarto-container page-columns page-rows-contents page-layout-article">
 <div id="quarto-sidebar" class="sidebar sidebar-navigation floating"></div>
-<div id="quarto-margin-sidebar" class="sidebar margin-sidebar">{table_of_contents(body)}</div>
+<div id="quarto-margin-sidebar" class="sidebar margin-sidebar">{table_of_contents(body, code_links(run))}</div>
 <main class="content" id="quarto-document-content">
 {title_block(run)}
 {body}
