@@ -42,7 +42,8 @@ from checks import (
     require_sequence,
     require_tensor,
 )
-from policy_gradient import centered_advantages  # the group-mean baseline (previous chapter)
+from policy_gradient import centered_advantages, importance_ratio  # the previous chapters'
+from ppo import clipped_surrogate_terms  # PPO's pessimistic min, which GRPO keeps
 
 # Size caps: the toy runs in this module are for plots; beyond these a typo is likelier than a
 # plan, and the run would take minutes or gigabytes.
@@ -71,7 +72,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------------------------
 # Argument checks: the public functions below check once (``checks``); the private cores they
-# share (``_clipped_terms``, ``_sequence_mean``, ``_k3``) trust their callers.
+# share (``_sequence_mean``, ``_k3``) trust their callers.
 # --------------------------------------------------------------------------------------------
 
 
@@ -136,12 +137,13 @@ def group_relative_advantages(rewards: Tensor, eps: float = 1e-6) -> Tensor:
 def token_ratios(logp_new: Tensor, logp_old: Tensor) -> Tensor:
     """Per-token importance ratio ``rho = exp(log pi_new - log pi_old)``, elementwise.
 
+    This is ``policy_gradient.importance_ratio`` (without a mask), by the name GRPO's code uses.
+
     Args:
         logp_new: log-probs under the policy being trained, ``(G,)`` or ``(G, T)``.
         logp_old: log-probs under the policy that sampled the data, same shape.
     """
-    new, old, _ = require_logp_pair("logp_new", logp_new, "logp_old", logp_old)
-    return torch.exp(new - old)
+    return importance_ratio(logp_new, logp_old)
 
 
 def kl_divergence(logp_policy: Tensor, logp_ref: Tensor) -> Tensor:
@@ -166,45 +168,6 @@ def kl_divergence(logp_policy: Tensor, logp_ref: Tensor) -> Tensor:
 def _k3(pol: Tensor, ref: Tensor) -> Tensor:
     d = ref - pol
     return (torch.expm1(d) - d).clamp_min(0.0)
-
-
-def clipped_surrogate_terms(
-    ratio: Tensor, advantages: Tensor, clip_low: float, clip_high: float
-) -> Tensor:
-    """PPO's pessimistic clipped term, elementwise (the quantity to *maximise*).
-
-        min(ratio * A, clip(ratio, 1 - clip_low, 1 + clip_high) * A)
-
-    Once the ratio has moved past the clip edge in the direction the advantage favours, the
-    clipped branch wins the ``min`` and that element's gradient is zero. GRPO uses it on
-    per-token ratios with ``clip_low == clip_high``; GSPO uses it on one ratio per sequence.
-
-    Args:
-        ratio: importance ratios (any shape).
-        advantages: advantages broadcastable against ``ratio``.
-        clip_low: lower clip width, in (0, 1).
-        clip_high: upper clip width, in (0, 1).
-    """
-    ratio = require_tensor("ratio", ratio, dtype="float")
-    adv = require_tensor("advantages", advantages, dtype="float")
-    try:  # broadcast_tensors, not broadcast_shapes: the latter's first call imports sympy (~1 s)
-        torch.broadcast_tensors(ratio, adv)
-    except RuntimeError:
-        raise ValueError(
-            f"advantages of shape {tuple(adv.shape)} do not broadcast against ratio "
-            f"{tuple(ratio.shape)}"
-        ) from None
-    return _clipped_terms(
-        ratio,
-        adv,
-        require_open_unit("clip_low", clip_low),
-        require_open_unit("clip_high", clip_high),
-    )
-
-
-def _clipped_terms(ratio: Tensor, adv: Tensor, low: float, high: float) -> Tensor:
-    clipped = ratio.clamp(1.0 - low, 1.0 + high)
-    return torch.minimum(ratio * adv, clipped * adv)
 
 
 def sequence_mean(values: Tensor, mask: Tensor | None = None) -> Tensor:
@@ -322,7 +285,7 @@ def _grpo_loss(
     def average(values: Tensor) -> Tensor:
         return values.mean() if m is None else _sequence_mean(values, m).mean()
 
-    terms = _clipped_terms(torch.exp(new - old), adv, eps, eps)
+    terms = clipped_surrogate_terms(torch.exp(new - old), adv, eps, eps)
     loss = -average(terms)
     if ref is not None and beta > 0:
         loss = loss + beta * average(_k3(new, ref))
