@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlparse
 ROOT = Path(__file__).resolve().parents[2]
 STATIC_DIRS = ("widgets", "data", "tests/ojs/.build", "tests/fixtures")
 # The book's stylesheet (_quarto.yml `css:`), at the site root as Quarto copies it.
-STATIC_FILES = ("styles.css",)
+STATIC_FILES = ("styles.css", "images/favicon.svg")
 mimetypes.add_type("text/javascript", ".js")
 mimetypes.add_type("text/javascript", ".mjs")
 
