@@ -36,7 +36,7 @@ except Exception:
 EOF
 }
 
-if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
+if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "==> installing Debian's chromium (for the browser tests)"
     apt-get update -qq
