@@ -64,6 +64,7 @@ __all__ = [
     "require_advantages",
     "require_open_unit",
     "require_logp_pair",
+    "require_plain_name",
 ]
 
 MAX_SEED = 2**63 - 1  # numpy's default_rng and torch's manual_seed both take 0..2**63 - 1
@@ -147,6 +148,34 @@ def require_str(name: str, value: object) -> str:
     """A ``str``."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {_kind(value)}")
+    return value
+
+
+MAX_NAME_LEN = 200  # a file name, with room for a suffix, under the usual 255-byte limit
+
+
+def require_plain_name(name: str, value: object) -> str:
+    """A name that stays inside the folder it is joined to: a job's or a file's name.
+
+    Refused: the empty name, ``.`` and ``..``, hidden names (a leading ``.``; the store's
+    temporary files are hidden), any path separator (``/``, ``\\``), a NUL byte, and names
+    longer than ``MAX_NAME_LEN`` characters. ``Path(folder) / value`` is then always a child of
+    ``folder``: an absolute path or ``../x`` cannot reach anything else.
+    """
+    require_str(name, value)
+    why = (
+        "is empty" if not value
+        else "starts with '.'" if value.startswith(".")
+        else "holds a path separator" if "/" in value or "\\" in value
+        else "holds a NUL byte" if "\0" in value
+        else f"is longer than {MAX_NAME_LEN} characters" if len(value) > MAX_NAME_LEN
+        else None
+    )
+    if why:
+        raise ValueError(
+            f"{name} must be a plain name (no '/', '\\', NUL, '..', not empty or hidden): "
+            f"{value!r:.80} {why}"
+        )
     return value
 
 

@@ -29,7 +29,14 @@ from pathlib import Path
 
 import torch
 
-from checks import require_choice, require_int, require_seed, require_str
+from checks import (
+    require_choice,
+    require_float,
+    require_int,
+    require_plain_name,
+    require_seed,
+    require_str,
+)
 from job_graph import Job, Output
 from objectives import OBJECTIVES
 
@@ -79,6 +86,14 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, dict) or set(value) != set(keys):
                 raise ValueError(f"{name} must be a dict with keys {keys}, got {value!r:.80}")
+            for key in keys:  # every nested value too: a NaN lr would surface mid-training
+                label = f"{name}[{key!r}]"
+                if key == "lr":
+                    require_float(label, value[key], low=0.0, low_open=True, high=1.0)
+                elif key == "problem_seed":
+                    require_seed(label, value[key])
+                else:
+                    require_int(label, value[key], low=1, high=10**6)
         for name in ("budgets", "seeds"):
             value = getattr(self, name)
             if not isinstance(value, tuple) or not value:
@@ -93,6 +108,7 @@ class Settings:
             require_int("final_samples", n, low=1, high=10**6)
         if not isinstance(self.rl_overrides, dict):
             raise TypeError(f"rl_overrides must be a dict, got {type(self.rl_overrides).__name__}")
+        _check_rl_overrides(self.rl_overrides)
 
     @classmethod
     def smoke(cls) -> Settings:
@@ -115,6 +131,27 @@ class Settings:
         )
 
 
+def _check_rl_overrides(overrides: dict) -> None:
+    """Every key an RLConfig field (not ``objective``: the job sets it), every value one that
+    each objective's config accepts."""
+    from dataclasses import fields
+
+    from rl_reasoner import RLConfig
+
+    known = {f.name for f in fields(RLConfig)} - {"objective"}
+    unknown = sorted(str(k) for k in overrides if k not in known)
+    if unknown:
+        raise ValueError(
+            f"rl_overrides has keys {unknown} that are not RLConfig fields (the job sets "
+            f"'objective'); they are {sorted(known)}"
+        )
+    for objective in OBJECTIVES:
+        try:
+            RLConfig.preset(objective, **overrides)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"rl_overrides: {err} (objective {objective})") from None
+
+
 # ---------------------------------------------------------------------------------------------
 # Models travel between jobs as checkpoint bytes (fp16, as on disk), so a job that starts from
 # a dependency's model sees exactly what a job resumed from the saved file would.
@@ -135,7 +172,7 @@ def model_output(name: str, record: dict, model) -> Output:
     """A job's output with `model`'s checkpoint (`<name>.json` and `.bin`)."""
     from tiny_gpt import save_checkpoint
 
-    require_str("name", name)
+    require_plain_name("name", name)  # before the checkpoint is written to <tmp>/<name>.json
     if not isinstance(record, dict):
         raise TypeError(f"record must be a dict, got {type(record).__name__}")
 
@@ -152,6 +189,8 @@ def model_of(output: Output):
 
     if not isinstance(output, Output):
         raise TypeError(f"output must be an Output, got {type(output).__name__}")
+    for file_name in output.files:  # before anything is unpacked into the scratch folder
+        require_plain_name("file name", file_name)
     names = [n for n in output.files if n.endswith(".json")]
     if len(names) != 1:
         raise ValueError(
@@ -241,8 +280,19 @@ def job_sft(name: str, s: Settings, data: str, sft: dict, start: Output, pairs_f
     else:
         pairs = [tuple(p) for p in pairs_from.record["pairs"]]
     with _Clock() as clock:
-        losses = run_sft(
-            model, pairs, steps=sft["steps"], batch_size=sft["batch_size"], lr=sft["lr"], seed=0
+        # A teacher that got nothing right leaves nothing to imitate (a few-step smoke graph's
+        # does): the model passes through unchanged, and the record says why.
+        losses = (
+            run_sft(
+                model,
+                pairs,
+                steps=sft["steps"],
+                batch_size=sft["batch_size"],
+                lr=sft["lr"],
+                seed=0,
+            )
+            if pairs
+            else []
         )
     record = {
         "kind": "sft",
@@ -254,6 +304,10 @@ def job_sft(name: str, s: Settings, data: str, sft: dict, start: Output, pairs_f
         "final": evaluate(model, _held_out(s), s.final_eval_samples, seed=s.eval_seed),
         "timing": clock.record(),
     }
+    if not pairs:
+        record["note"] = (
+            f"{pairs_from.name} kept no chains, so no step was taken: this is {start.name}"
+        )
     return model_output(name, record, model)
 
 
@@ -361,14 +415,18 @@ def job_script(
     import sys
 
     require_choice("script", script, [v[0] for v in SCRIPT_JOBS.values()])
-    require_str("name", name)
-    require_str("out", out)
-    if "/" in out or not out.endswith(".json"):
+    require_plain_name("name", name)
+    require_plain_name("out", out)
+    if not out.endswith(".json"):
         raise ValueError(f"out must be a .json file name, got {out!r:.80}")
     if not isinstance(options, tuple) or not all(isinstance(o, str) for o in options):
         raise TypeError(f"options must be a tuple of strings, got {options!r:.80}")
     if not all(isinstance(dep, Output) for dep in inputs):
         raise TypeError("inputs must be the dependencies' Outputs")
+    for dep in inputs:  # each is unpacked into <tmp>/<dep.name>/<file>
+        require_plain_name("inputs' name", dep.name)
+        for file_name in dep.files:
+            require_plain_name(f"{dep.name}'s file name", file_name)
     if not isinstance(dep_options, tuple) or len(dep_options) != len(inputs):
         raise ValueError(f"dep_options must give one option per dependency ({len(inputs)})")
     with tempfile.TemporaryDirectory() as tmp:

@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "code"))
 
-from job_graph import Store, main_exit_code, run_alone, run_graph  # noqa: E402
+from job_graph import Store, StoreError, main_exit_code, run_alone, run_graph  # noqa: E402
 from r1_experiments import SCRIPT_JOBS, Settings, graph  # noqa: E402
 
 RUNS = ROOT / "runs"
@@ -121,17 +121,23 @@ def main(argv: list[str] | None = None) -> int:
     selected = args.jobs or [n for n in jobs if n not in SCRIPT_JOBS]
     failed: dict[str, str] = {}
     if not args.assemble:
-        if args.alone:
-            run_alone(jobs, store, selected)
-        else:
-            failed = run_graph(
-                jobs,
-                store,
-                selected,
-                address=args.address,
-                workers=args.workers,
-                expected_seconds=_expected_seconds(),
+        try:
+            if args.alone:
+                failed = run_alone(jobs, store, selected)
+            else:
+                failed = run_graph(
+                    jobs,
+                    store,
+                    selected,
+                    address=args.address,
+                    workers=args.workers,
+                    expected_seconds=_expected_seconds(),
+                )
+        except StoreError as err:  # a full disk or an unwritable runs/: nothing to assemble
+            print(
+                f"error: {err}. Finished records are kept; fix this and run again.", file=sys.stderr
             )
+            return 2
     assemble(store, settings)
     return main_exit_code(failed)
 
