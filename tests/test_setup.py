@@ -137,3 +137,14 @@ def test_test_sh_skips_the_set_up_when_nothing_changed(tmp_path):
     assert any("pip install -q -r" in c for c in calls), "a wiped node_modules sets up"
     _, calls = _run(repo, "test.sh", FORCE_SETUP="1", **env)
     assert any("pip install -q -r" in c for c in calls)
+
+
+def test_the_commands_are_executable_in_git():
+    """`.ci/run` is executed directly, and the README's commands may be: the mode bit must be
+    in the repository, not only in one checkout (it has been dropped by mistake twice)."""
+    names = [".ci/run", *(f"scripts/{p.name}" for p in (ROOT / "scripts").glob("*.sh"))]
+    out = subprocess.run(["git", "ls-files", "-s", *names], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    modes = {line.split("\t")[1]: line.split()[0] for line in out}
+    assert set(modes) == set(names), modes
+    assert all(mode == "100755" for mode in modes.values()), modes
