@@ -38,14 +38,16 @@ from policy_gradient import bernoulli_chain_values, importance_ratio
 
 # Size caps for the toy measurement (its plot uses a few thousand episodes).
 MAX_EPISODES = 200_000
-MAX_TOKENS = 1_000
+MAX_TOKENS = 64  # bernoulli_chain_values enumerates (n + 1)^2 states
 MAX_PARAMS = 10**15
 MAX_LAMS = 101
+MAX_GAE_TOKENS = 100_000  # gae loops over tokens in Python
 
 __all__ = [
     "clipped_surrogate_terms",
     "gae",
     "gae_bias_variance",
+    "gae_example_chain",
     "ppo_memory",
     "ppo_surrogate",
     "value_loss",
@@ -157,11 +159,16 @@ def gae(
     r = require_tensor("rewards", rewards, ndim=2, dtype="float")
     v = require_tensor("values", values, ndim=2, dtype="float")
     require_same_shape("values", v, "rewards", r)
-    if r.shape[1] > MAX_TOKENS * 100:
-        raise ValueError(f"rewards must have at most {MAX_TOKENS * 100} tokens, got {r.shape[1]}")
+    if r.shape[1] > MAX_GAE_TOKENS:
+        raise ValueError(f"rewards must have at most {MAX_GAE_TOKENS} tokens, got {r.shape[1]}")
     gamma = require_prob("gamma", gamma)
     lam = require_prob("lam", lam)
     m = require_mask("mask", mask, r.shape)
+    return _gae(r, v, gamma, lam, m)
+
+
+def _gae(r: Tensor, v: Tensor, gamma: float, lam: float, m: Tensor | None) -> tuple[Tensor, Tensor]:
+    """``gae``'s recursion on checked arguments."""
     keep = torch.ones_like(r) if m is None else m.to(r.dtype)
     with torch.no_grad():
         r, v = r * keep, v * keep
@@ -226,13 +233,56 @@ def value_loss(
 # --------------------------------------------------------------------------------------------
 
 
-def gae_bias_variance(
-    lams: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 0.9, 1.0),
+def _coin_flip_episodes(
+    n: int, p: float, k: int, err: float, episodes: int, seed: int
+) -> tuple[Tensor, Tensor, Tensor, float]:
+    """Seeded episodes of the coin-flip chain: actions, the wrong critic's V, rewards, dJ/dtheta."""
+    table, exact = bernoulli_chain_values(n, p, k)  # table[t][s] = V at step t with s good
+    vtab = torch.tensor(table, dtype=torch.float64)  # (n + 1, n + 1)
+    gen = torch.Generator().manual_seed(seed)
+    actions = (torch.rand(episodes, n, generator=gen, dtype=torch.float64) < p).to(torch.float64)
+    good_before = torch.cumsum(actions, dim=1) - actions  # (E, n) good tokens before step t
+    steps = torch.arange(n).expand(episodes, n)
+    v_true = vtab[steps, good_before.long()]
+    v_hat = (1 - err) * v_true + err * vtab[0, 0]
+    rewards = torch.zeros(episodes, n, dtype=torch.float64)
+    rewards[:, -1] = (actions.sum(dim=1) >= k).to(torch.float64)
+    return actions, v_hat, rewards, exact
+
+
+def gae_example_chain(
     num_tokens: int = 8,
     p_good: float = 0.5,
     threshold: int = 5,
     critic_error: float = 0.5,
-    episodes: int = 20_000,
+    seed: int = 0,
+) -> dict[str, list]:
+    """One seeded episode of ``gae_bias_variance``'s chain, for a widget to run GAE on.
+
+    Returns:
+        ``{"rewards", "values", "good"}``: the per-token rewards (the outcome on the last
+        token), the wrong critic's values, and whether each token was good.
+    """
+    n = require_int("num_tokens", num_tokens, low=1, high=MAX_TOKENS)
+    p = require_open_unit("p_good", p_good)
+    k = require_int("threshold", threshold, low=0, high=n)
+    err = require_prob("critic_error", critic_error)
+    seed = require_seed("seed", seed)
+    actions, v_hat, rewards, _ = _coin_flip_episodes(n, p, k, err, 1, seed)
+    return {
+        "rewards": [float(x) for x in rewards[0]],
+        "values": [float(x) for x in v_hat[0]],
+        "good": [bool(x) for x in actions[0]],
+    }
+
+
+def gae_bias_variance(
+    lams: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    num_tokens: int = 8,
+    p_good: float = 0.5,
+    threshold: int = 5,
+    critic_error: float = 0.5,
+    episodes: int = 4_000,
     seed: int = 0,
 ) -> list[dict[str, float]]:
     """Bias and variance of the policy gradient with GAE advantages, by ``lambda``.
@@ -261,20 +311,11 @@ def gae_bias_variance(
         raise ValueError(f"episodes * num_tokens must be <= 2000000, got {episodes * n}")
     seed = require_seed("seed", seed)
 
-    table, exact = bernoulli_chain_values(n, p, k)  # table[t][s] = V at step t with s good
-    vtab = torch.tensor(table, dtype=torch.float64)  # (n + 1, n + 1)
-    gen = torch.Generator().manual_seed(seed)
-    actions = (torch.rand(episodes, n, generator=gen, dtype=torch.float64) < p).to(torch.float64)
-    good_before = torch.cumsum(actions, dim=1) - actions  # (E, n) good tokens before step t
-    steps = torch.arange(n).expand(episodes, n)
-    v_true = vtab[steps, good_before.long()]
-    v_hat = (1 - err) * v_true + err * vtab[0, 0]
-    rewards = torch.zeros(episodes, n, dtype=torch.float64)
-    rewards[:, -1] = (actions.sum(dim=1) >= k).to(torch.float64)
+    actions, v_hat, rewards, exact = _coin_flip_episodes(n, p, k, err, episodes, seed)
     score = actions - p  # d log pi(a_t) / d theta for a Bernoulli(sigmoid(theta)) token
     records = []
     for lam in lam_list:
-        adv, _ = gae(rewards, v_hat, gamma=1.0, lam=lam)
+        adv, _ = _gae(rewards, v_hat, 1.0, lam, None)
         g = (adv * score).sum(dim=1)
         mean = float(g.mean())
         records.append(
