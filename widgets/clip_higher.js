@@ -59,7 +59,8 @@ export function clipHigherChart({Plot, html, width}, grpoCurve, {clipHigh, clipL
       Plot.line(grpo, {x: "ratio", y: "grad", z: "branch", stroke: "#888", strokeWidth: 1.5, strokeDasharray: "5,4"}), // mid grey: seen on both pages
       Plot.ruleX([wall], {stroke: "#ef8a2f", strokeDasharray: "2,3"}),
       Plot.ruleX([floor], {stroke: "#4269d0", strokeDasharray: "2,3"}),
-      Plot.text([{x: wall, y: 1.6, t: `wall 1+ε_high = ${wall.toFixed(2)}`}], {x: "x", y: "y", text: "t", textAnchor: "start", dx: 4, fill: ink.warn}),
+      // Left of the wall once it is past the middle of the axis, so it never runs off the edge.
+      Plot.text([{x: wall, y: 1.6, t: `wall 1+ε_high = ${wall.toFixed(2)}`}], {x: "x", y: "y", text: "t", textAnchor: wall > 1.05 ? "end" : "start", dx: wall > 1.05 ? -4 : 4, fill: ink.warn}),
       Plot.text([{x: floor, y: -1.6, t: `floor 1−ε_low = ${floor.toFixed(2)}`}], {x: "x", y: "y", text: "t", textAnchor: "start", dx: 4, fill: ink.blue}),
       Plot.dot([{r: ratio, g: here.grpoPos}, {r: ratio, g: here.grpoNeg}], {x: "r", y: "g", r: 6, stroke: "#888", strokeWidth: 2}),
       Plot.dot([{r: ratio, g: here.dapoPos}, {r: ratio, g: here.dapoNeg}], {x: "r", y: "g", r: 3.5, fill: "#ef8a2f"})

@@ -35,7 +35,7 @@ export function cruxChain({Plot, html, width}, text, {target = 24} = {}) {
       col: cols[0],
       step: labels[i],
       verdict: rewards[i] ? "valid" : "invalid",
-      text: (rewards[i] ? "✓ 1" : readable[i] ? "✗ 0" : "✗ unreadable") + (i === first ? "  · first error" : "")
+      text: (rewards[i] ? "✓ 1" : readable[i] ? "✗ 0" : "✗ unreadable") + (i === first ? "\nfirst error" : "") // two lines: the cell is narrow on a phone
     });
     const last = i === T - 1;
     cells.push({
@@ -53,8 +53,8 @@ export function cruxChain({Plot, html, width}, text, {target = 24} = {}) {
     width: chartWidth(width),
     height: 70 + 34 * T,
     marginLeft: 190,
-    marginTop: 36,
-    x: {domain: cols, axis: "top", label: null, tickSize: 0},
+    marginTop: 44,
+    x: {domain: cols, axis: "top", label: null, tickSize: 0, tickFormat: (c) => c.replace(" (", "\n(")},
     y: {domain: labels, label: null, tickSize: 0},
     color: {domain: ["valid", "invalid", "not read"], range: [solid.good, solid.bad, mutedFill]},
     marks: [

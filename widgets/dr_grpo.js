@@ -169,6 +169,7 @@ export function lengthDriftChart({Plot, html, width}, records, labels) {
   const last = (method, track) => rows.filter((d) => d.method === method && d.track === track).at(-1);
   const ends = [GRPO, DR].flatMap((m) => ["wrong chains", "right chains"].map((t) => last(m, t)));
   const lastStep = Math.max(...rows.map((d) => d.step));
+  const yTop = Math.max(...rows.map((d) => d.length)) * 1.05;
   const chart = markGroups(Plot.plot({
     ariaLabel: "Mean chain length during training, GRPO and Dr. GRPO",
     ariaDescription: "Mean length of the right and of the wrong chains at each update step, one line of each per objective.",
@@ -177,14 +178,15 @@ export function lengthDriftChart({Plot, html, width}, records, labels) {
     marginLeft: 50,
     marginRight: 150,
     x: {label: "update step", domain: [0, lastStep]},
-    y: {label: "mean chain length (tokens)", grid: true, domain: [0, Math.max(...rows.map((d) => d.length)) * 1.05]},
+    y: {label: "mean chain length (tokens)", grid: true, domain: [0, yTop]},
     color: {legend: true, ...COLORS},
     marks: [
       Plot.line(rows.filter((d) => d.track === "wrong chains"), {x: "step", y: "length", stroke: "method", z: "method", strokeWidth: 2.5}),
       Plot.line(rows.filter((d) => d.track === "right chains"), {x: "step", y: "length", stroke: "method", z: "method", strokeWidth: 2, strokeDasharray: "6,4"}),
       // Dr. GRPO's two lines end at almost the same height: wrong above, right below.
       Plot.text(ends.filter((d) => d.track === "wrong chains"), {x: "step", y: "length", text: (d) => `${d.method}, wrong: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: -7, fontSize: 11}),
-      Plot.text(ends.filter((d) => d.track === "right chains"), {x: "step", y: "length", text: (d) => `${d.method}, right: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: 7, fontSize: 11})
+      // Kept clear of the x axis's ticks when a line ends near zero.
+      Plot.text(ends.filter((d) => d.track === "right chains"), {x: "step", y: (d) => Math.max(d.length, 0.06 * yTop), text: (d) => `${d.method}, right: ${d.length.toFixed(1)}`, textAnchor: "start", dx: 6, dy: 7, fontSize: 11})
     ]
   }));
   const value = (method, track) => last(method, track).length;

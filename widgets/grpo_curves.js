@@ -50,6 +50,6 @@ export function grpoCurvesChart({Plot, html, width}, records, reference, {groupS
       ${reach < 0
         ? html`it <b data-readout="steps90" data-value=${reach}>never</b> passes 0.9`
         : html`it first passes 0.9 at step <b data-readout="steps90" data-value=${reach}>${reach}</b>`}.
-      Dashed black: the run above (G = 32, β = 0.04). Grey dashes: chance, 1/${Math.round(1 / chance)}.</p>
+      Dashed, in the text's colour: the run above (G = 32, β = 0.04). Grey dashes: chance, 1/${Math.round(1 / chance)}.</p>
   </div>`;
 }

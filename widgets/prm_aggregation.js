@@ -30,6 +30,7 @@ export function prmAggregationChart({Plot, html, width}, example, agg) {
     ariaDescription: `One bar per reasoning step, its soft score between 0 and 1, invalid steps marked with a cross, and the ${agg} aggregate as a dashed line.`,
     width: chartWidth(width),
     height: 60 + 30 * steps.length,
+    marginTop: 24,
     marginLeft: 215,
     marginRight: 40,
     x: {domain: [0, 1], label: "soft step score", grid: true},
@@ -39,7 +40,9 @@ export function prmAggregationChart({Plot, html, width}, example, agg) {
       Plot.barX(steps, {x: "score", y: "label", fill: "verdict"}),
       Plot.text(steps, {x: "score", y: "label", text: (d) => `${d.score.toFixed(3)}${d.verdict === "invalid step" ? " ✗" : ""}`, dx: 4, textAnchor: "start"}),
       Plot.ruleX([chosen], {stroke: "currentColor", strokeWidth: 2, strokeDasharray: "5,3"}),
-      Plot.text([chosen], {x: (d) => d, frameAnchor: "top", dy: -2, text: () => `${agg} = ${chosen.toFixed(3)}`, textAnchor: "start", dx: 4})
+      // Above the bars, on the side of the line with room for it.
+      Plot.text([chosen], {x: (d) => d, frameAnchor: "top", lineAnchor: "bottom", dy: -3, text: () => `${agg} = ${chosen.toFixed(3)}`,
+        textAnchor: chosen > 0.5 ? "end" : "start", dx: chosen > 0.5 ? -4 : 4})
     ]
   }));
   const aggChart = markGroups(Plot.plot({

@@ -80,10 +80,17 @@ function sizes(setup, perProblem) {
   return perProblem ? ` (${setup.problems} problems x ${perProblem} samples)` : ` (${setup.problems} problems)`;
 }
 
+/** What a chart of ticked objectives shows when none is ticked (Plot has no scale to draw). */
+function nothingTicked(html, name) {
+  return html`<div data-widget="${name}" data-series="0">
+    <p aria-live="polite">No objective is ticked: tick one or more above to draw their curves.</p></div>`;
+}
+
 export function objectiveCurves({Plot, html, width}, {train, curves, objectives, metric, labels, window = 8, setup}) {
   const base = METRICS[metric];
   if (!base) throw new RangeError(`metric must be one of ${Object.keys(METRICS).join(", ")}, got ${metric}`);
   const spec = base.source === "curves" ? {...base, label: base.label + sizes(setup, setup && setup.curveSamples)} : base;
+  if (!objectives.length) return nothingTicked(html, "objective-curves");
   let series;
   let marks;
   if (spec.source === "curves") {
@@ -113,7 +120,7 @@ export function objectiveCurves({Plot, html, width}, {train, curves, objectives,
   return html`<div data-widget="objective-curves" data-series="${series.length}">${chart}
     <p aria-live="polite">Solid: seed 0; dashed: seed 1${spec.source === "curves" ? "; bars: 95% bootstrap intervals over problems" : `; trailing mean over ${window} steps`}.
       At the last step (mean of the seeds):
-      ${finals.map((f) => html`<span>${f.objective} <b data-readout="${f.objective}" data-value=${f.value}>${f.value.toFixed(3)}</b>; </span>`)}</p>
+      ${finals.map((f, i) => html`<span>${f.objective} <b data-readout="${f.objective}" data-value=${f.value}>${f.value.toFixed(3)}</b>${i < finals.length - 1 ? "; " : "."}</span> `)}</p>
   </div>`;
 }
 
@@ -170,6 +177,7 @@ export function lengthSeries(train, objectives, window, labels) {
 }
 
 export function lengthCurves({Plot, html, width}, {train, objectives, labels, window = 8, setup}) {
+  if (!objectives.length) return nothingTicked(html, "length-curves");
   const rows = lengthSeries(train, objectives, window, labels);
   const summary = [];
   for (const chains of ["right chains", "wrong chains"]) {

@@ -49,6 +49,7 @@ export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh, labe
     width: chartWidth(width),
     height: 330,
     marginLeft: 80,
+    marginRight: 60, // the ratio of each token, in the margin right of its bars
     x: {label: "push on log π  (−N · ∂loss/∂log π)", domain: [-0.3, 1.55], grid: true},
     y: {label: null, domain: METHODS, axis: null},
     fy: {label: null, domain: order},
@@ -56,10 +57,12 @@ export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh, labe
     marks: [
       Plot.barX(bars, {x: "push", y: "method", fy: "token", fill: "method", tip: true}),
       // The objective named on its bar, so the two are told apart without colour.
-      Plot.text(bars.filter((b) => b.push !== 0), {x: 0, y: "method", fy: "token", text: "method", textAnchor: "end", dx: -3, fontSize: 9,
-        fill: "currentColor", stroke: "var(--bs-body-bg, white)", strokeWidth: 3, paintOrder: "stroke"}), // a halo: it may sit on a bar
+      // A bar that pushes down (negative) runs left from zero, so its name goes right of zero.
+      ...[[(b) => b.push > 0, "end", -3], [(b) => b.push < 0, "start", 3]].map(([side, textAnchor, dx]) =>
+        Plot.text(bars.filter(side), {x: 0, y: "method", fy: "token", text: "method", textAnchor, dx, fontSize: 9,
+          fill: "currentColor", stroke: "var(--bs-body-bg, white)", strokeWidth: 3, paintOrder: "stroke"})), // a halo: it may sit on a bar
       Plot.text(silenced, {x: 0, y: "method", fy: "token", text: () => "✕ silenced", textAnchor: "start", dx: 4, fill: ink.bad, fontSize: 10}),
-      Plot.text(res.tokens, {x: 1.55, fy: name, text: (t) => `r = ${t.ratio.toFixed(3)}`, textAnchor: "end", fill: ink.muted, fontSize: 10, frameAnchor: "middle"}),
+      Plot.text(res.tokens, {x: 1.55, fy: name, text: (t) => `r = ${t.ratio.toFixed(3)}`, textAnchor: "start", dx: 4, fill: ink.muted, fontSize: 10, frameAnchor: "middle"}),
       Plot.ruleX([0])
     ]
   }));

@@ -19,6 +19,7 @@ export function selfConsistencyStepper({Plot, html, width}, batch, correct, show
     width: chartWidth(width),
     height: 60 + 28 * Math.max(rows.length, 1),
     marginLeft: 60,
+    marginRight: 72, // room for the longest bar's label, "15 ✓ right", beyond the bar's end
     x: {label: "votes", domain: [0, Math.max(5, ...rows.map((r) => r.votes))], grid: true},
     y: {label: "answer", domain: rows.map((r) => r.answer)},
     color: {domain: [true, false], range: ["#2a9d8f", "#e76f51"]},
@@ -29,18 +30,28 @@ export function selfConsistencyStepper({Plot, html, width}, batch, correct, show
     ]
   }));
 
-  const list = html`<ol class="sc-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 2em">
+  const list = html`<ol class="sc-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 4ch">
     ${chains.map((c) => html`<li style="color: ${c.answer === correct ? ink.good : ink.bad}">
       ${c.chain} <b>→ ${c.answer ?? "no answer"}</b></li>`)}
   </ol>`;
 
   const verdict = vote === correct ? "right" : "wrong";
+  // A tie at the top is broken as reasoning.majority_vote breaks it: the tied answer that
+  // appeared first wins. Say so, rather than report the winner as if it had won outright.
+  const top = Math.max(0, ...rows.map((r) => r.votes));
+  const tied = rows.filter((r) => r.votes === top);
+  const voteB = html`<b data-readout="vote" data-value=${vote ?? ""}>${vote ?? "—"}</b>`;
+  const outcome = tied.length > 1
+    ? html`<span data-readout="tie" data-value=${tied.length}>a ${tied.map(() => top).join("–")} tie
+      between ${tied.map((r) => r.answer).join(" and ")}</span>, broken for the one that appeared
+      first: ${voteB} (${verdict})`
+    : html`${voteB} (${verdict})`;
   return html`<div data-widget="self-consistency">
     <p>Prompt: <code>${problem}=</code> (right answer ${correct}). Each line is one sampled chain.</p>
     ${list}
     ${chart}
     <p aria-live="polite">After <span data-readout="shown" data-value=${shown}>${shown}</span> chains the vote is
-      <b data-readout="vote" data-value=${vote ?? ""}>${vote ?? "—"}</b> (${verdict});
+      ${outcome};
       <span data-readout="right" data-value=${nRight}>${nRight}</span> of ${shown} chains were right.</p>
   </div>`;
 }

@@ -149,7 +149,7 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
   const nRight = answers.filter((a) => a === correct).length;
   const colour = (c) => (!c.done ? ink.muted : c.answer === correct ? ink.good : ink.bad);
 
-  const list = html`<ol class="tr-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 2.5em; margin: 0.3em 0">
+  const list = html`<ol class="tr-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 4ch; margin: 0.3em 0">
     ${state.chains.map((c) => html`<li data-chain=${c.text} data-done=${c.done ? 1 : 0} data-route=${routeOf(c.text) ?? ""} style="color: ${colour(c)}">
       ${routeOf(c.text) ? html`<span style="color: ${ink.muted}">[${routeOf(c.text)}]</span> ` : ""}${c.text}${c.done ? html`&nbsp;<b>→ ${c.answer ?? "no answer"}</b>` : html`<span style="color: ${ink.muted}">▌</span>`}</li>`)}
   </ol>`;
@@ -160,6 +160,7 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
     width: chartWidth(width),
     height: 50 + 26 * Math.max(tally.length, 1),
     marginLeft: 60,
+    marginRight: 72, // room for the longest bar's label ("10 ✓ right") beyond the bar's end
     x: {label: "votes", domain: [0, Math.max(5, ...tally.map((r) => r.votes))], grid: true},
     y: {label: "answer", domain: tally.map((r) => r.answer)},
     color: {domain: [true, false], range: ["#2a9d8f", "#e76f51"]},

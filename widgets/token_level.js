@@ -5,6 +5,8 @@ import {responseWeights} from "./dapo_math.js";
 import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 
+// A response's name over two lines ("response 3" / "8 tok"): four side by side fit a phone.
+const twoLines = (name) => name.replace(" · ", "\n");
 const SCHEMES = ["sample-level (GRPO)", "token-level (DAPO)"];
 
 export function tokenLevelChart({Plot, html, width}, lengths) {
@@ -27,8 +29,8 @@ export function tokenLevelChart({Plot, html, width}, lengths) {
     width: chartWidth(width),
     height: 240,
     marginLeft: 50,
-    marginBottom: 20,
-    fx: {label: null, domain: names},
+    marginBottom: 34,
+    fx: {label: null, domain: names, tickFormat: twoLines},
     x: {axis: null, domain: SCHEMES},
     y: {label: "share of the loss (response total)", domain: [0, 1], grid: true},
     color,
@@ -44,8 +46,8 @@ export function tokenLevelChart({Plot, html, width}, lengths) {
     width: chartWidth(width),
     height: 200,
     marginLeft: 50,
-    marginBottom: 20,
-    fx: {label: null, domain: names},
+    marginBottom: 34,
+    fx: {label: null, domain: names, tickFormat: twoLines},
     x: {axis: null, domain: SCHEMES},
     y: {label: "weight of one token", grid: true},
     marks: [Plot.barY(rows, {...common, y: "perToken"}), Plot.ruleY([0])],
