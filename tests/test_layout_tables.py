@@ -44,7 +44,7 @@ def chapter_table_modules() -> set[str]:
     names = set()
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 4 and re.match(r"`\d\d-", cells[0]):
+        if len(cells) == 4 and re.match(r"`\d\d\w*-", cells[0]):
             names |= {f"{n}.py" for n in MODULE_NAME.findall(cells[1])}
     return names
 
