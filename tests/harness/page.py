@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import html
 import json
+import mimetypes
 import re
 from functools import lru_cache
 
@@ -444,6 +445,102 @@ def after_body() -> str:
     return "\n".join((ROOT / f).read_text() for f in ([files] if isinstance(files, str) else files))
 
 
+@lru_cache(maxsize=1)
+def _quarto_yml() -> dict:
+    return yaml.safe_load((ROOT / "_quarto.yml").read_text(encoding="utf-8"))
+
+
+def _deep_merge(base: dict, over: dict) -> dict:
+    """Quarto merges a page's front matter over the project's metadata key by key (lodash's
+    mergeWith in mergeConfigs), so a page's `citation: {title: ...}` keeps the book's type,
+    authors and container title."""
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = (_deep_merge(out[key], value)
+                    if isinstance(value, dict) and isinstance(out.get(key), dict) else value)
+    return out
+
+
+def _encode_attribute_value(value: str) -> str:
+    """quarto-cli 1.7's encodeAttributeValue (src/core/html.ts): the FIRST `"`, `'`, `<`, `>`
+    and `&` each replaced by its entity, in that order (String.replace with a string pattern);
+    the DOM then escapes the result again when it writes the attribute. So `&` reaches the page
+    as `&amp;amp;` and `'` as `&amp;#039;`: a citation title must avoid both."""
+    for char, entity in (('"', "&quot;"), ("'", "&#039;"), ("<", "&lt;"), (">", "&gt;"),
+                         ("&", "&amp;")):
+        value = value.replace(char, entity, 1)
+    return value
+
+
+def _serialize_attribute(value: str) -> str:
+    # The HTML serializer's attribute escaping (deno-dom, as browsers): &, no-break space, ".
+    return value.replace("&", "&amp;").replace("\u00a0", "&nbsp;").replace('"', "&quot;")
+
+
+def quarto_title(rel: str) -> str:
+    """The `title` metadata Quarto 1.7 gives a book page (book-render.ts): the book's title on
+    the index; else the front matter's title (or the first heading), which a numbered chapter
+    gets as the markdown `[N]{.chapter-number}<no-break space> [title]{.chapter-title}`
+    (book-chapters.ts, formatChapterTitle)."""
+    entry = next(p for p in _book() if p["path"] == rel)
+    if entry is _book()[0]:
+        return _quarto_yml()["book"]["title"]
+    if entry["number"] is None:
+        return entry["title"]
+    return f"[{entry['number']}]{{.chapter-number}}\u00a0 [{entry['title']}]{{.chapter-title}}"
+
+
+def scholar_meta(rel: str) -> list[tuple[str, str]]:
+    """The Google Scholar tags (`google-scholar: true`) Quarto 1.7 writes into a book page's head
+    (format-html-meta.ts), as (name, attribute value as written in the HTML): the page's
+    citation metadata (the project's `citation:` with the page's front matter merged over it),
+    its title being the citation's `title`, else the page's `title` metadata. The
+    `citation_reference` tags (one per bibliography entry) are not drawn."""
+    config = _quarto_yml()
+    if config.get("google-scholar") is not True:
+        return []
+    lines = (ROOT / rel).read_text(encoding="utf-8").splitlines()
+    front_matter = split_front_matter(lines)[0] or {}
+    citation = _deep_merge(config.get("citation") or {}, front_matter.get("citation") or {})
+    tags = [("citation_title", citation.get("title") or quarto_title(rel))]
+    authors = citation.get("author") or config["book"].get("author") or []
+    for author in authors if isinstance(authors, list) else [authors]:
+        tags.append(("citation_author", author["name"] if isinstance(author, dict) else author))
+    if "issued" in citation:
+        year = str(citation["issued"])
+        tags += [("citation_publication_date", year), ("citation_cover_date", year),
+                 ("citation_year", year.split("-")[0])]
+    kind = citation.get("type", "webpage")
+    if kind == "chapter":
+        tags.append(("citation_inbook_title", citation.get("container-title")))
+    elif kind == "book" and citation.get("container-title"):
+        tags.append(("citation_book_title", citation["container-title"]))
+    elif citation.get("container-title"):
+        tags.append(("citation_journal_title", citation["container-title"]))
+    return [(name, _serialize_attribute(_encode_attribute_value(str(value))))
+            for name, value in tags]
+
+
+def favicon_link(rel: str) -> str:
+    """The book's `favicon:` as Quarto 1.7 links it (website.ts, an html dependency link: the
+    path from the page up to the project root, then the file)."""
+    favicon = _quarto_yml()["book"].get("favicon")
+    if not favicon:
+        return '<link rel="icon" href="data:,">'  # no request, as a page without one
+    kind = mimetypes.guess_type(favicon)[0] or "image/x-icon"
+    offset = "/".join([".."] * rel.count("/")) or "."
+    return f'<link href="{offset}/{favicon}" rel="icon" type="{kind}" />'
+
+
+def head_tags(run: ChapterRun) -> str:
+    """What Quarto's head carries that the tests read: the favicon link and Scholar's tags."""
+    rel = run.path.relative_to(ROOT).as_posix() if run.path.is_relative_to(ROOT) else None
+    if rel is None or _book_page(run) is None:
+        return '<link rel="icon" href="data:,">'
+    meta = "".join(f'\n<meta name="{name}" content="{value}">' for name, value in scholar_meta(rel))
+    return favicon_link(rel) + meta
+
+
 def chapter_page_html(run: ChapterRun) -> str:
     """The chapter's full page: Quarto's grid, theme, KaTeX, prose, cells and the book's CSS."""
     defines = "\n".join(f'<script type="ojs-define">{s}</script>' for s in run.define_scripts)
@@ -463,7 +560,7 @@ def chapter_page_html(run: ChapterRun) -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,"><title>{title}</title>
+{head_tags(run)}<title>{title}</title>
 <style>{theme_css()}</style>
 <style>{QUARTO_LAYOUT_CSS}</style>
 <script src="{katex}/katex.min.js"></script>
