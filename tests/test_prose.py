@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, book_chapters
 from harness.pandoc import bibliography_keys, prose_of, read_prose
 
-PAGES = [*book_chapters(), ROOT / "index.qmd"]
+PAGES = [*book_chapters(), ROOT / "index.qmd", ROOT / "appendix-quick-reference.qmd"]
 PROSE = {}
 
 
