@@ -664,10 +664,32 @@ def evaluates_to_24(derivation: str) -> bool:
 def load_puzzles(path: str | Path | None = None) -> list[dict]:
     """The shipped universe of puzzles, ``data/game24.json`` (written by
     ``scripts/make_game24_data.py``): a list of ``{"numbers", "solvable", "solution"}``."""
-    data = _read_json(_data_path("path", path, DATA_PATH))
+    source = _data_path("path", path, DATA_PATH)
+    data = _read_json(source)
     if not isinstance(data, dict) or not isinstance(data.get("puzzles"), list):
-        raise ValueError(f"path {path} holds no 'puzzles' list")
-    return data["puzzles"]
+        raise ValueError(f"path {source} holds no 'puzzles' list")
+    puzzles = data["puzzles"]
+    if not puzzles:
+        raise ValueError(f"path {source}: puzzles is empty")
+    for i, p in enumerate(puzzles):  # every item, so a caller never meets a hollow one later
+        where = f"path {source}: puzzles[{i}]"
+        if not isinstance(p, dict) or set(p) != {"numbers", "solvable", "solution"}:
+            raise ValueError(f"{where} must have exactly the keys numbers, solvable, solution")
+        numbers, solvable, solution = p["numbers"], p["solvable"], p["solution"]
+        if not (
+            isinstance(numbers, list)
+            and len(numbers) == 4
+            and all(type(x) is int and 1 <= x <= 13 for x in numbers)
+        ):
+            raise ValueError(f"{where}.numbers must be four ints in 1..13, got {numbers!r:.60}")
+        if not isinstance(solvable, bool):
+            raise ValueError(f"{where}.solvable must be a bool, got {solvable!r:.40}")
+        if solvable != isinstance(solution, str) or not (solution is None or solution):
+            raise ValueError(
+                f"{where}.solution must be a derivation when solvable and null otherwise, "
+                f"got {solution!r:.60}"
+            )
+    return puzzles
 
 
 def _read_json(path: Path):

@@ -56,12 +56,31 @@ def call_arguments(fn: Callable, **kwargs: Any) -> dict[str, Any]:
 def _records(path: Path) -> dict[tuple[str, str], str]:
     """(function, arguments) -> the result's JSON text, parsed afresh on every lookup so that a
     chapter changing what it got back cannot change what the next lookup returns."""
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
-    return {
-        (c["function"], json.dumps(c["arguments"], sort_keys=True)): json.dumps(c["result"])
-        for c in data["calls"]
-    }
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+        raise ValueError(
+            f"{path} is not a JSON file ({err}): a truncated copy? Restore it from git, or "
+            f"run python {SCRIPT} to write it again"
+        ) from None
+    calls = data.get("calls") if isinstance(data, dict) else None
+    if not isinstance(calls, list):
+        raise ValueError(f"{path} holds no 'calls' list: not the file {SCRIPT} writes")
+    out = {}
+    for i, c in enumerate(calls):
+        if (
+            not isinstance(c, dict)
+            or set(c) != {"function", "arguments", "result"}
+            or not isinstance(c["function"], str)
+            or not isinstance(c["arguments"], dict)
+        ):
+            raise ValueError(
+                f"{path}: calls[{i}] must be {{'function': str, 'arguments': {{...}}, "
+                f"'result': ...}}, got {str(c)[:80]}"
+            )
+        out[(c["function"], json.dumps(c["arguments"], sort_keys=True))] = json.dumps(c["result"])
+    return out
 
 
 def recorded(fn: Callable, **kwargs: Any) -> Any:
@@ -82,10 +101,18 @@ def recorded(fn: Callable, **kwargs: Any) -> Any:
     try:
         return json.loads(_records(RECORD_PATH)[key])
     except KeyError:
-        raise ValueError(
-            f"fn {key[0]}({key[1]}) is not recorded in data/{RECORD_PATH.name}: add the call to "
-            f"{SCRIPT} and run it"
-        ) from None
+        pass
+    listed = any(
+        (call_name(f), json.dumps(call_arguments(f, **kw), sort_keys=True)) == key
+        for f, kw in recorded_calls()
+    )
+    fix = (
+        f"it is listed in recorded.recorded_calls() but missing from the file: run "
+        f"python {SCRIPT} to record it"
+        if listed
+        else f"add it to recorded.recorded_calls() in code/recorded.py, then run python {SCRIPT}"
+    )
+    raise ValueError(f"fn {key[0]}({key[1]}) is not recorded in data/{RECORD_PATH.name}: {fix}")
 
 
 def recorded_calls() -> list[tuple[Callable, dict[str, Any]]]:

@@ -502,7 +502,49 @@ def load_beam_sweep(path: str | Path | None = None) -> dict:
             raise ValueError(f"path {path} is not a JSON file: {err}") from None
     if not isinstance(data, dict):
         raise ValueError(f"path {path} holds no beam-sweep record")
+    _check_beam_sweep(data, f"path {path}")
     return data
+
+
+def _check_beam_sweep(data: dict, source: str) -> None:
+    """Every field a reader of the sweep uses: the grid, the summary rows, each puzzle's grid."""
+    keys = {"beam_widths", "error_rates", "salt", "count", "summary", "puzzles"}
+    if not keys <= set(data):
+        raise ValueError(f"{source} lacks {sorted(keys - set(data))}: not a beam-sweep record")
+    widths, rates = data["beam_widths"], data["error_rates"]
+    if not (isinstance(widths, list) and widths and all(type(w) is int and w >= 1 for w in widths)):
+        raise ValueError(f"{source}: beam_widths must be a non-empty list of ints >= 1")
+    if not (
+        isinstance(rates, list)
+        and rates
+        and all(type(r) in (int, float) and 0 <= r <= 1 for r in rates)
+    ):
+        raise ValueError(f"{source}: error_rates must be a non-empty list of numbers in [0, 1]")
+    count, puzzles, summary = data["count"], data["puzzles"], data["summary"]
+    if type(count) is not int or not count or not isinstance(puzzles, list) or len(puzzles) - count:
+        raise ValueError(f"{source}: puzzles must be a list of count (>= 1) puzzles")
+    if not isinstance(summary, list) or len(summary) != len(widths) * len(rates):
+        raise ValueError(f"{source}: summary must hold one row per (error_rate, beam_width)")
+    for i, row in enumerate(summary):
+        if not isinstance(row, dict) or not {"beam_width", "error_rate", "solve_rate"} <= set(row):
+            raise ValueError(f"{source}: summary[{i}] must have beam_width, error_rate, solve_rate")
+        rate = row["solve_rate"]
+        if type(rate) not in (int, float) or not 0 <= rate <= 1:
+            raise ValueError(f"{source}: summary[{i}].solve_rate must be in [0, 1], got {rate!r}")
+    for i, p in enumerate(puzzles):
+        grid = p.get("solved") if isinstance(p, dict) else None
+        if not (
+            isinstance(grid, list)
+            and len(grid) == len(rates)
+            and all(
+                isinstance(r, list) and len(r) == len(widths) and all(v in (0, 1) for v in r)
+                for r in grid
+            )
+        ):
+            raise ValueError(
+                f"{source}: puzzles[{i}].solved must be {len(rates)} rows of "
+                f"{len(widths)} 0/1 values"
+            )
 
 
 def solve_rate_sweep(

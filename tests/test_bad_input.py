@@ -473,3 +473,141 @@ def test_comparison_rows_refuses_a_bare_temperature(multipath_record):
     with pytest.raises(TypeError, match="temperatures must be a sequence"):
         multipath_reasoner.comparison_rows(multipath_record, temperatures=0.7)
     assert multipath_reasoner.comparison_rows(multipath_record, temperatures=[0.7])
+
+
+# ------------------------------------------------------------ loaders that check only the outline
+# Issue 29: each loader of data/ checks what it returns, and names the file and the field.
+
+
+def _hollowed(change):
+    """data/r1_runs.json with one change made by ``change(doc)``."""
+    import copy
+
+    doc = copy.deepcopy(_R1_DOC())
+    change(doc)
+    return doc
+
+
+def _R1_DOC():
+    import r1_runs
+
+    if not hasattr(_R1_DOC, "doc"):
+        _R1_DOC.doc = r1_runs.load_records()
+    return _R1_DOC.doc
+
+
+def _set(path, value):
+    def change(doc):
+        *parents, last = path
+        target = doc
+        for key in parents:
+            target = target[key]
+        target[last] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (_set(("runs", "rl_grpo_s0"), {}), "runs.rl_grpo_s0 has no 'kind'"),
+        (_set(("runs", "rl_grpo_s0", "history"), []), "runs.rl_grpo_s0.history"),
+        (_set(("runs", "rl_dapo_s1", "curve"), []), "runs.rl_dapo_s1.curve"),
+        (_set(("runs", "cold", "final", "counts"), [3]), "runs.cold.final.counts"),
+        (_set(("runs", "cold", "final", "counts", 7), 999), r"runs.cold.final.counts\[7\]"),
+        (_set(("runs", "base4", "final", "pass_at_k"), {}), "runs.base4.final.pass_at_k"),
+        (_set(("runs", "cold", "losses"), []), "runs.cold.losses"),
+        (_set(("runs", "rs", "pairs"), []), "runs.rs.pairs"),
+        (_set(("runs", "rs", "stats", "kept"), 0.0), "runs.rs.stats.kept"),
+        (_set(("runs", "budget", "rows"), []), "runs.budget.rows"),
+        (_set(("runs", "budget", "rows", 0, "accuracy"), None), r"runs.budget.rows\[0\].accuracy"),
+        (_set(("runs", "stage4_s0", "history", 3, "reward"), "x"), r"history\[3\].reward"),
+        (_set(("settings", "budgets"), []), "settings.budgets"),
+        (_set(("settings", "eval_problems"), 0), "settings.eval_problems"),
+    ],
+)
+def test_r1_records_with_hollow_runs_are_refused_at_load_naming_the_field(
+    change, field, tmp_path
+):
+    import r1_runs
+
+    path = tmp_path / "r1_runs.json"
+    path.write_text(json.dumps(_hollowed(change)))
+    with pytest.raises(ValueError, match=field) as err:
+        r1_runs.load_records(path)
+    assert str(path) in str(err.value)
+
+
+def test_r1_records_truncated_name_the_file(tmp_path):
+    import r1_runs
+
+    path = tmp_path / "r1_runs.json"
+    path.write_text(json.dumps(_R1_DOC())[:5000])
+    with pytest.raises(ValueError, match=str(path)):
+        r1_runs.load_records(path)
+
+
+def _write_json(tmp_path, doc, name="data.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("puzzles", "field"),
+    [
+        ([], "puzzles is empty"),
+        ([{"numbers": [1, 2, 3]}], r"puzzles\[0\] must have exactly the keys"),
+        ([{"numbers": [1, 2, 3], "solvable": False, "solution": None}], r"puzzles\[0\]\.numbers"),
+        ([{"numbers": [1, 2, 3, 99], "solvable": False, "solution": None}], "numbers"),
+        ([{"numbers": [4, 6, 1, 1], "solvable": 1, "solution": None}], "solvable"),
+        ([{"numbers": [4, 6, 1, 1], "solvable": True, "solution": None}], "solution"),
+    ],
+)
+def test_load_puzzles_validates_every_puzzle_and_names_the_file(puzzles, field, tmp_path):
+    path = _write_json(tmp_path, {"puzzles": puzzles})
+    with pytest.raises(ValueError, match=field) as err:
+        game24.load_puzzles(path)
+    assert str(path) in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d.update(puzzles=[]), "puzzles must be a list of count"),
+        (lambda d: d.update(summary=d["summary"][:3]), "summary must hold one row"),
+        (lambda d: d["summary"][2].update(solve_rate=2.0), r"summary\[2\]\.solve_rate"),
+        (lambda d: d["puzzles"][5].update(solved=[[1]]), r"puzzles\[5\]\.solved"),
+        (lambda d: d.update(beam_widths=[]), "beam_widths"),
+        (lambda d: d.pop("salt"), "lacks"),
+    ],
+)
+def test_load_beam_sweep_validates_the_grid_and_names_the_file(change, field, tmp_path):
+    doc = json.loads(tree_of_thoughts.BEAM_SWEEP_PATH.read_text())
+    change(doc)
+    path = _write_json(tmp_path, doc)
+    with pytest.raises(ValueError, match=field) as err:
+        tree_of_thoughts.load_beam_sweep(path)
+    assert str(path) in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("loader", "default", "change", "field"),
+    [
+        ("load_exercise3", "R1_EXERCISE3_PATH", lambda d: d.update(pass_at_1_after=None),
+         "pass_at_1_after"),
+        ("other_machine", "R1_OTHER_MACHINE_PATH", lambda d: d.update(agreement={}),
+         "agreement has no 'grpo'"),
+        ("other_machine", "R1_OTHER_MACHINE_PATH",
+         lambda d: d["agreement"]["gspo"].update(same_steps=99), "agreement.gspo.same_steps"),
+    ],
+)
+def test_the_small_r1_loaders_validate_their_fields(loader, default, change, field, tmp_path):
+    import r1_runs
+
+    doc = json.loads(getattr(r1_runs, default).read_text())
+    change(doc)
+    path = _write_json(tmp_path, doc)
+    with pytest.raises(ValueError, match=field) as err:
+        getattr(r1_runs, loader)(path)
+    assert str(path) in str(err.value)

@@ -66,3 +66,36 @@ def test_an_unrecorded_call_names_itself_and_the_script():
         rec.recorded(None)
     with pytest.raises(TypeError, match="kwargs"):
         rec.recorded(grpo_learning_curves, group_sizes={4})
+
+
+def test_a_listed_call_missing_from_the_file_says_to_run_the_script(tmp_path, monkeypatch):
+    # Issue 29: a record missing one of its calls used to say "add the call to the script",
+    # the wrong fix: the call is listed already and only needs recording.
+    fn, kwargs = rec.recorded_calls()[0]
+    doc = json.loads(rec.RECORD_PATH.read_text())
+    name = rec.call_name(fn)
+    doc["calls"] = [c for c in doc["calls"] if c["function"] != name]
+    path = tmp_path / "recorded_calls.json"
+    path.write_text(json.dumps(doc))
+    monkeypatch.setattr(rec, "RECORD_PATH", path)
+    with pytest.raises(ValueError, match=r"listed in recorded\.recorded_calls\(\).*run python"):
+        rec.recorded(fn, **kwargs)
+    with pytest.raises(ValueError, match=r"add it to recorded\.recorded_calls\(\)"):
+        rec.recorded(grpo_learning_curves, steps=41)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ('{"calls": [{"function": "a.b", "argum', "not a JSON file"),
+        ('{"generated_by": "x"}', "no 'calls' list"),
+        ('{"calls": [{"function": "a.b"}]}', r"calls\[0\] must be"),
+    ],
+)
+def test_a_damaged_record_file_names_the_file(text, match, tmp_path, monkeypatch):
+    path = tmp_path / "recorded_calls.json"
+    path.write_text(text)
+    monkeypatch.setattr(rec, "RECORD_PATH", path)
+    with pytest.raises(ValueError, match=match) as err:
+        rec.recorded(grpo_learning_curves, steps=40)
+    assert str(path) in str(err.value)
