@@ -1223,3 +1223,49 @@ def budget_table(doc: Mapping, models: tuple[str, ...] = ("ch2", "rl_grpo_s0")) 
          "thinking tokens (cut)": round(_brow(rows, m, "cut", b)["thinking_tokens"], 1)}
         for m in models for b in sorted(doc["settings"]["budgets"])[::3]
     ]
+
+
+# --------------------------------------------------------------------------- the page's trainer
+
+#: Held-out problems the browser's trainer evaluates on (the first of the records' evaluation
+#: set, chosen by the same seed): enough for a readable curve, few enough to sample in a second.
+TRAINER_EVAL_PROBLEMS = 64
+TRAINER_EVAL_SAMPLES = 2  # chains per held-out problem at each check-up
+TRAINER_EVAL_EVERY = 5  # RL steps between check-ups
+
+
+def trainer_setup(doc: Mapping, n_eval: int = TRAINER_EVAL_PROBLEMS) -> dict:
+    """What chapters 4 to 8 hand the in-browser trainer (`rl_trainer.js`): the recorded stage-2
+    run of every objective (its first seed) to draw beside the reader's, and a fixed held-out set.
+
+    ``records[objective]`` holds the run's settings, its per-step statistics as columns (NaN as
+    None) and its held-out pass@1 check-ups; ``eval`` is ``n_eval`` held-out problems, the first
+    of the records' own evaluation problems (``settings.eval_seed``), which the page samples
+    ``eval_samples`` chains of every ``eval_every`` steps.
+    """
+    _check_doc(doc)
+    n_eval = require_int("n_eval", n_eval, low=1, high=doc["settings"]["eval_problems"])
+    from arithmetic_task import held_out_problems  # only the page's trainer needs it
+
+    records = {}
+    for objective, label in OBJECTIVE_LABELS.items():
+        run = doc["runs"][f"rl_{objective}_s0"]
+        cfg, hist = run["config"], run["history"]
+        records[objective] = {
+            "label": label,
+            "prompts": cfg["prompts_per_step"], "group": cfg["group_size"], "lr": cfg["lr"],
+            "beta": cfg["beta"],
+            "steps": {
+                "step": [h["step"] for h in hist],
+                "reward": [_clean(h["reward"]) for h in hist],
+                "accuracy": [_clean(h["accuracy"]) for h in hist],
+                "clip": [_clean(h["clip_fraction"]) for h in hist],
+                "length_right": [_clean(h["length_correct"]) for h in hist],
+                "length_wrong": [_clean(h["length_wrong"]) for h in hist],
+                "kl": [_clean(h["kl"]) for h in hist],
+            },
+            "curve": [{"step": c["step"], "pass1": c["pass_at_k"]["1"]} for c in run["curve"]],
+        }
+    return {"records": records,
+            "eval": held_out_problems(n_eval, seed=doc["settings"]["eval_seed"]),
+            "eval_samples": TRAINER_EVAL_SAMPLES, "eval_every": TRAINER_EVAL_EVERY}

@@ -78,6 +78,7 @@ def test_payload(run):
         "routing_flips",
         "gspo_curve",
         "clip_runs",
+        "rt_setup",  # the in-browser trainer's records (r1_runs.trainer_setup)
     }
     assert len(run.defines["gspo_curve"]) == 41
     assert {d["length"] for d in run.defines["gspo_weight_noise"]} == {12, 48, 192}

@@ -60,7 +60,8 @@ def test_wasted_table_rows(run):
 
 
 def test_payload(run):
-    assert set(run.defines) == {"grpo_clip_curve", "dyn_data", "tok_data", "over_data"}
+    assert set(run.defines) == {"grpo_clip_curve", "dyn_data", "tok_data", "over_data",
+                                "rt_setup"}
     assert {d["group_size"] for d in run.defines["dyn_data"]} == {4, 8, 16}
     assert [d["length"] for d in run.defines["tok_data"]] == [2, 4, 8, 32]
     assert len(run.defines["over_data"]) == 61

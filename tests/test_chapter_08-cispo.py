@@ -90,7 +90,7 @@ def test_pitfall_numbers(run):
 
 
 def test_payload(run):
-    assert set(run.defines) == {"cispo_tokens", "objective_labels"}
+    assert set(run.defines) == {"cispo_tokens", "objective_labels", "rt_setup"}
     assert run.defines["objective_labels"] == OBJECTIVE_LABELS  # names defined once, in Python
     assert [t["label"] for t in run.defines["cispo_tokens"]] == [
         "the",

@@ -316,3 +316,23 @@ def test_rerun_agreement_counts_the_leading_steps_that_match():
     for h in run["history"]:
         h.pop("clip_outside", None), h.pop("clip_fraction", None)
     assert r1_runs.rerun_agreement(doc)["grpo"]["same_steps"] == 3
+
+
+def test_trainer_setup_is_each_objectives_first_seed_and_the_records_eval_problems():
+    from arithmetic_task import held_out_problems, is_held_out
+
+    doc = r1_runs.load_records()
+    setup = r1_runs.trainer_setup(doc, n_eval=12)
+    assert set(setup["records"]) == set(r1_runs.OBJECTIVE_LABELS)
+    for objective, rec in setup["records"].items():
+        run = doc["runs"][f"rl_{objective}_s0"]
+        assert rec["steps"]["step"] == [h["step"] for h in run["history"]]
+        assert rec["steps"]["clip"] == [h["clip_fraction"] for h in run["history"]]
+        assert rec["curve"][-1]["pass1"] == run["curve"][-1]["pass_at_k"]["1"]
+        assert (rec["prompts"], rec["group"]) == (run["config"]["prompts_per_step"],
+                                                  run["config"]["group_size"])
+    assert setup["eval"] == held_out_problems(500, seed=doc["settings"]["eval_seed"])[:12]
+    assert all(is_held_out(p) for p in setup["eval"])
+    json.dumps(setup, allow_nan=False)
+    with pytest.raises(ValueError, match="n_eval"):
+        r1_runs.trainer_setup(doc, n_eval=0)
