@@ -18,3 +18,10 @@ OBJECTIVE_LABELS: dict[str, str] = {
 
 #: The keys alone, in the same order: what a config's ``objective`` field may hold.
 OBJECTIVES: tuple[str, ...] = tuple(OBJECTIVE_LABELS)
+
+#: What a trainer accepts (``rl_reasoner.RLConfig``, the browser trainer
+#: ``widgets/rl_trainer_math.js``): the five and REINFORCE with a group-mean baseline
+#: (``policy_gradient.py``). REINFORCE has no recorded run, so it stays out of ``OBJECTIVES``,
+#: which ``r1_runs``, ``r1_experiments``, the chapters and their tests iterate expecting one.
+TRAINER_OBJECTIVE_LABELS: dict[str, str] = {**OBJECTIVE_LABELS, "reinforce": "REINFORCE"}
+TRAINER_OBJECTIVES: tuple[str, ...] = tuple(TRAINER_OBJECTIVE_LABELS)

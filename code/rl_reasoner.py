@@ -18,6 +18,7 @@ share one signature, ``loss(logp_new, logp_old, advantages, mask, **hyper_parame
 | dapo      | (r - mean) / std, dynamic sampling | dapo.dapo_surrogate (token-level mean)       |
 | gspo      | (r - mean) / std                   | gspo.gspo_surrogate on the sequence ratio    |
 | cispo     | (r - mean) / std                   | cispo.cispo_surrogate (clipped IS weight)    |
+| reinforce | r - mean                           | policy_gradient.reinforce_surrogate          |
 """
 
 from __future__ import annotations
@@ -48,10 +49,11 @@ from checks import (
 )
 from cispo import cispo_surrogate
 from dapo import dapo_surrogate
-from dr_grpo import centered_advantages, dr_grpo_surrogate
+from dr_grpo import dr_grpo_surrogate
 from grpo import group_relative_advantages, grpo_surrogate, kl_divergence
 from gspo import gspo_surrogate, sequence_importance_ratio
-from objectives import OBJECTIVES
+from objectives import TRAINER_OBJECTIVES
+from policy_gradient import centered_advantages, reinforce_surrogate
 from tiny_gpt import Samples, TinyGPT, completion_logprobs, sample
 
 MAX_PER_STEP = 1_000_000  # chains sampled in one step, and other per-step counts
@@ -86,7 +88,7 @@ class RLConfig:
     def __post_init__(self) -> None:
         # Every field is checked here, on construction: a NaN beta or an inverted clip would
         # otherwise surface deep inside a step, or never.
-        require_choice("objective", self.objective, OBJECTIVES)
+        require_choice("objective", self.objective, TRAINER_OBJECTIVES)
         for name in ("prompts_per_step", "inner_steps", "max_sampling_rounds"):
             require_int(name, getattr(self, name), low=1, high=MAX_PER_STEP)
         # A group needs a baseline: at least two chains.
@@ -139,7 +141,7 @@ def rewards_for(problems: list[str], completions: list[str], format_weight: floa
 
 def advantages_for(rewards: Tensor, objective: str) -> Tensor:
     """Group-relative advantages for a (B, G) reward table, flattened to (B * G,)."""
-    objective = require_choice("objective", objective, OBJECTIVES)
+    objective = require_choice("objective", objective, TRAINER_OBJECTIVES)
     require_tensor("rewards", rewards, ndim=2)
     return LOSSES[objective].advantages(rewards).reshape(-1)
 
@@ -185,6 +187,14 @@ LOSSES: dict[str, _Objective] = {
         lambda c: {"eps_high": c.cispo_eps_high},
         lambda c: (math.inf, c.cispo_eps_high),  # no lower truncation by default
     ),
+    # On-policy REINFORCE with the group-mean baseline: no ratio, so no trust region. Not one of
+    # the recorded OBJECTIVES (objectives.TRAINER_OBJECTIVES); the browser trainer offers it.
+    "reinforce": _Objective(
+        centered_advantages,
+        reinforce_surrogate,
+        lambda c: {},
+        lambda c: (math.inf, math.inf),
+    ),
 }
 
 
@@ -196,7 +206,7 @@ def policy_loss(
     Checks only what is its own (the objective, the config, the mask's type); each objective's
     function checks the tensors it is given.
     """
-    objective = require_choice("objective", objective, OBJECTIVES)
+    objective = require_choice("objective", objective, TRAINER_OBJECTIVES)
     require_instance("cfg", cfg, RLConfig)
     require_tensor("mask", mask, ndim=2, dtype="bool")
     row = LOSSES[objective]
@@ -218,7 +228,7 @@ def clip_fractions(
       a gradient; its ``clipped`` is the share of tokens whose importance weight is truncated
       at ``1 + eps_high``.
     """
-    objective = require_choice("objective", objective, OBJECTIVES)
+    objective = require_choice("objective", objective, TRAINER_OBJECTIVES)
     require_instance("cfg", cfg, RLConfig)
     if mask is None:
         raise TypeError("mask must be a bool (N, T) tensor, got None")
@@ -316,6 +326,61 @@ def _check_run(model: object, cfg: object) -> None:
     require_instance("cfg", cfg, RLConfig)
 
 
+def policy_update(
+    model: TinyGPT,
+    optimizer: torch.optim.Optimizer,
+    samples: Samples,
+    adv: Tensor,
+    ref: Tensor | None,
+    cfg: RLConfig,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """``rl_step``'s updates on one sampled batch: ``cfg.inner_steps`` times, the objective's loss
+    plus ``beta`` x the mean k3 KL to ``ref`` (the reference's log-probs; None when beta is 0),
+    backward, global-norm clip to ``grad_clip``, one optimizer step.
+
+    Returns the last pass's (log-probs, policy loss, KL), computed before its step. The browser
+    trainer (``widgets/rl_trainer_math.js``, ``updateOnBatch``) is tested against this function.
+    """
+    _check_run(model, cfg)
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(
+            f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
+        )
+    require_instance("samples", samples, Samples)
+    rows = samples.tokens.shape[0]
+    adv = require_tensor("adv", adv, ndim=1, dtype="float")
+    if adv.shape[0] != rows:
+        raise ValueError(f"adv must hold one advantage per chain ({rows}), got {adv.shape[0]}")
+    if ref is not None:
+        ref = require_tensor("ref", ref, ndim=2, dtype="float")
+        if ref.shape != samples.logprobs.shape:
+            raise ValueError(
+                f"ref must have the shape of samples.logprobs {tuple(samples.logprobs.shape)}, "
+                f"got {tuple(ref.shape)}"
+            )
+    elif cfg.beta > 0:
+        raise ValueError(f"ref is required when cfg.beta > 0 (beta={cfg.beta})")
+    return _policy_update(model, optimizer, samples, adv, ref, cfg)
+
+
+def _policy_update(model, optimizer, samples, adv, ref, cfg) -> tuple[Tensor, Tensor, Tensor]:
+    old, mask = samples.logprobs, samples.mask
+    model.train()
+    for _ in range(cfg.inner_steps):
+        new = completion_logprobs(model, samples)
+        loss = policy_loss(cfg.objective, new, old, adv, mask, cfg)
+        kl = (
+            (kl_divergence(new, ref) * mask).sum() / mask.sum()
+            if ref is not None
+            else torch.zeros(())
+        )
+        optimizer.zero_grad()
+        (loss + cfg.beta * kl).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        optimizer.step()
+    return new, loss, kl
+
+
 def rl_step(
     model: TinyGPT,
     reference: TinyGPT,
@@ -364,19 +429,7 @@ def rl_step(
     )
     old, mask = samples.logprobs, samples.mask
     ref = completion_logprobs(reference, samples).detach() if cfg.beta > 0 else None
-    model.train()
-    for _ in range(cfg.inner_steps):
-        new = completion_logprobs(model, samples)
-        loss = policy_loss(cfg.objective, new, old, adv, mask, cfg)
-        kl = (
-            (kl_divergence(new, ref) * mask).sum() / mask.sum()
-            if ref is not None
-            else torch.zeros(())
-        )
-        optimizer.zero_grad()
-        (loss + cfg.beta * kl).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        optimizer.step()
+    new, loss, kl = _policy_update(model, optimizer, samples, adv, ref, cfg)
     # The trust region's work, measured on the last (off-policy) pass's ratios.
     clip = clip_fractions(cfg.objective, new.detach(), old, adv, mask, cfg)
     model.eval()
