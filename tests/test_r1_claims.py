@@ -664,6 +664,7 @@ def recipe_runs_in_about_an_hour(doc: Mapping) -> Verdict:
 @claim(ch12("higher than its own teacher"),
        ch12("The distilled student beats its teacher at pass@1"),
        ch12("and even the teacher at pass@1"),
+       ch12("the student can even beat its teacher"),
        doctor=lambda d: _set_p(d, "distill", 0.0))
 def distilled_student_beats_its_teacher(doc: Mapping) -> Verdict:
     # Ch. 12, distillation, exercise 2 and summary: the distilled student's pass@1 is "higher
@@ -674,6 +675,7 @@ def distilled_student_beats_its_teacher(doc: Mapping) -> Verdict:
 
 
 @claim(ch12("beats discovering them by trial and error"),
+       ch12("distilling a strong teacher beat running RL on the small model"),
        ch12("**Distillation beats RL for the small model**"),
        ch12("outscored RL on the same"),
        ch11("**SFT transfers what RL found.**"),
@@ -804,6 +806,7 @@ def cutting_flattens_once_chains_fit(doc: Mapping) -> Verdict:
 
 @claim(ch12("**Extending** does not help any of the three"),
        ch12("only hurts"),
+       ch12("which none of the tiny ones was"),
        doctor=lambda d: _set_budget(d, "ch2", "extend", "accuracy", 1.0,
                                     lambda b: b == _budgets(d)[-1]))
 def extending_helps_no_model(doc: Mapping) -> Verdict:
