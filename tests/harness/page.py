@@ -293,16 +293,28 @@ def _book() -> list[dict]:
             r"^#\s+(.*?)\s*(?:\{[^}]*\})?\s*$", text, re.M)
         return m.group(1) if m else path
 
+    def numbered(path: str) -> bool:
+        # Quarto numbers every chapter in reading order except index.qmd and a page whose title
+        # heading is {.unnumbered} (the references); the file name plays no part.
+        if path == "index.qmd":
+            return False
+        text = (ROOT / path).read_text(encoding="utf-8")
+        return not re.search(r"^#\s.*\{[^}]*(\.unnumbered|(^|\s)-(\s|$))[^}]*\}\s*$", text, re.M)
+
     pages: list[dict] = []
+    count = 0
 
     def walk(items: list, part: str | None) -> None:
+        nonlocal count
         for item in items:
             if isinstance(item, dict):
                 walk(item.get("chapters", []), item.get("part"))
                 continue
-            m = re.match(r"chapters/(\d+)-", item)
-            pages.append({"path": item, "title": title_of(item), "part": part,
-                          "number": int(m.group(1)) if m else None})
+            number = None
+            if numbered(item):
+                count += 1
+                number = count
+            pages.append({"path": item, "title": title_of(item), "part": part, "number": number})
 
     walk(yaml.safe_load((ROOT / "_quarto.yml").read_text())["book"]["chapters"], None)
     return pages
@@ -485,9 +497,29 @@ def quarto_title(rel: str) -> str:
     entry = next(p for p in _book() if p["path"] == rel)
     if entry is _book()[0]:
         return _quarto_yml()["book"]["title"]
-    if entry["number"] is None:
+    number = quarto_chapter_number(rel)
+    if number is None:
         return entry["title"]
-    return f"[{entry['number']}]{{.chapter-number}}\u00a0 [{entry['title']}]{{.chapter-title}}"
+    return f"[{number}]{{.chapter-number}}\u00a0 [{entry['title']}]{{.chapter-title}}"
+
+
+def quarto_chapter_number(rel: str) -> int | None:
+    """The number Quarto gives a book page: its place among the pages of `book: chapters:`
+    whose title is not marked `{.unnumbered}` (the index and the references are), whatever
+    its file is called (chapters/03b-... is chapter 4)."""
+    number = 0
+    for page in _book():
+        text = (ROOT / page["path"]).read_text(encoding="utf-8")
+        heading = re.search(r"^#\s+.*$", text, re.M)
+        if page is _book()[0] or (heading and re.search(r"\{[^}]*\.unnumbered", heading.group(0))
+                                  and not re.search(r"^title:", text, re.M)):
+            if page["path"] == rel:
+                return None
+            continue
+        number += 1
+        if page["path"] == rel:
+            return number
+    return None
 
 
 def scholar_meta(rel: str) -> list[tuple[str, str]]:
