@@ -497,29 +497,9 @@ def quarto_title(rel: str) -> str:
     entry = next(p for p in _book() if p["path"] == rel)
     if entry is _book()[0]:
         return _quarto_yml()["book"]["title"]
-    number = quarto_chapter_number(rel)
-    if number is None:
+    if entry["number"] is None:
         return entry["title"]
-    return f"[{number}]{{.chapter-number}}\u00a0 [{entry['title']}]{{.chapter-title}}"
-
-
-def quarto_chapter_number(rel: str) -> int | None:
-    """The number Quarto gives a book page: its place among the pages of `book: chapters:`
-    whose title is not marked `{.unnumbered}` (the index and the references are), whatever
-    its file is called (chapters/03b-... is chapter 4)."""
-    number = 0
-    for page in _book():
-        text = (ROOT / page["path"]).read_text(encoding="utf-8")
-        heading = re.search(r"^#\s+.*$", text, re.M)
-        if page is _book()[0] or (heading and re.search(r"\{[^}]*\.unnumbered", heading.group(0))
-                                  and not re.search(r"^title:", text, re.M)):
-            if page["path"] == rel:
-                return None
-            continue
-        number += 1
-        if page["path"] == rel:
-            return number
-    return None
+    return f"[{entry['number']}]{{.chapter-number}}\u00a0 [{entry['title']}]{{.chapter-title}}"
 
 
 def scholar_meta(rel: str) -> list[tuple[str, str]]:
