@@ -1,0 +1,219 @@
+"""code/figures.py: each widget's Plotly twin carries exactly the data the widget draws.
+
+Each test builds a twin from the values the chapter hands its widget (the harness's ojs_define
+payload, as the widget receives it) and reads the figure's traces back: every line, dot and bar
+must be the payload's numbers (or, where the widget computes its curve in JS, the Python function
+its maths mirrors), at every stop of the twin's slider.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from booktools.notebooks import figure_call
+from conftest import ROOT, book_chapters, executed
+
+pytest.importorskip("plotly")
+import figures  # noqa: E402
+from evaluation import cons_at_k_counts, naive_pass_at_k, pass_at_k  # noqa: E402
+from reasoning import (  # noqa: E402
+    best_of_n_accuracy,
+    condorcet_majority_prob,
+    plurality_vote_prob,
+)
+
+STEMS = [p.stem for p in book_chapters()]
+
+
+def _defines(stem: str) -> dict:
+    return executed(stem).defines
+
+
+def _trace(fig, name: str, stop: int | None = None):
+    """The one trace called ``name`` (at slider stop ``stop``)."""
+    found = [t for t in fig.data if t.name == name
+             and (stop is None or (t.meta or {}).get("stop") == stop)]
+    assert len(found) == 1, f"{len(found)} traces named {name!r} at stop {stop}"
+    return found[0]
+
+
+def _xy(trace) -> tuple[list, list]:
+    return list(trace.x), list(trace.y)
+
+
+def _stops(fig) -> list[str]:
+    return [s["label"] for s in fig.layout.sliders[0]["steps"]]
+
+
+def test_the_module_imports_no_plotly() -> None:
+    """Importing figures costs nothing: plotly is imported inside the functions."""
+    code = "import sys, figures; assert 'plotly' not in sys.modules, 'figures imported plotly'"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT / "code")
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_each_named_twin_is_a_figure_of_the_chapters_values(stem: str) -> None:
+    """Every `// notebook:` call names a function here and the chapter's ojs_define values, and
+    returns a Plotly figure with a title and data."""
+    from types import SimpleNamespace
+
+    import plotly.graph_objects as go
+
+    run = executed(stem)
+    ojs = SimpleNamespace(**run.defines)
+    for cell in run.ojs_cells:
+        call = figure_call(cell.source)
+        if call is None:
+            continue
+        fig = eval(call, {"figures": figures, "ojs": ojs})  # noqa: S307 (the chapter's own call)
+        assert isinstance(fig, go.Figure) and fig.data and fig.layout.title.text, call
+
+
+def test_vote_budget_twin() -> None:
+    rows = _defines("01-test-time-compute")["vote_budget"]
+    fig = figures.vote_budget_figure(rows)
+    for p in {r["accuracy"] for r in rows}:
+        mine = [r for r in rows if r["accuracy"] == p]
+        name = f"one chain right {round(100 * p)}% of the time"
+        assert _xy(_trace(fig, name)) == ([r["tokens"] for r in mine], [r["value"] for r in mine])
+    assert len(fig.data) == len({r["accuracy"] for r in rows})
+
+
+def test_self_consistency_twin_counts_the_votes_at_every_stop() -> None:
+    d = _defines("02-self-consistency")
+    fig = figures.self_consistency_figure(d["sc_batches"], d["sc_correct"], d["sc_problem"])
+    assert _stops(fig) == [str(k) for k in range(1, 16)]
+    for stop in range(15):
+        k = stop + 1
+        bars = _trace(fig, f"votes after {k} chains", stop)
+        tally = Counter(c["answer"] for c in d["sc_batches"][0][:k])
+        assert dict(zip(bars.y, bars.x, strict=True)) == dict(tally)
+        assert bars.visible == (k == 5)  # the widget's default: 5 chains revealed
+
+
+def test_condorcet_twin() -> None:
+    mc = _defines("02-self-consistency")["condorcet_mc"]
+    fig = figures.condorcet_figure(mc, p=0.55, D=4, n_max=41)
+    ps = sorted({r["p"] for r in mc})
+    ns = list(range(1, 42, 2))
+    for stop, p in enumerate(ps):
+        dots = [r for r in mc if r["p"] == p and r["D"] == 4]
+        assert _xy(_trace(fig, "simulated", stop)) == ([r["n"] for r in dots],
+                                                      [r["acc"] for r in dots])
+        assert _xy(_trace(fig, "Plurality, D = 4", stop)) == (
+            ns, [plurality_vote_prob(p, n, 4) for n in ns])
+        assert _xy(_trace(fig, "Condorcet (colluding)", stop)) == (
+            ns, [condorcet_majority_prob(p, n) for n in ns])
+
+
+def test_vote_vs_verifier_twin() -> None:
+    mc = _defines("02-self-consistency")["vv_mc"]
+    fig = figures.vote_vs_verifier_figure(mc, p=0.2, separation=1, D=4)
+    ns = [1, 2, 4, 8, 16, 32, 64]
+    for stop, p in enumerate(sorted({r["p"] for r in mc})):
+        sims = sorted((r for r in mc if r["p"] == p and r["separation"] == 1), key=lambda r: r["n"])
+        for key, label in [("vote", "majority vote"), ("best_of_n", "best-of-N"),
+                           ("weighted", "weighted vote")]:
+            assert _xy(_trace(fig, f"{label} (simulated)", stop)) == (
+                [r["n"] for r in sims], [r[key] for r in sims])
+        assert _xy(_trace(fig, "best-of-N", stop)) == (
+            ns, [best_of_n_accuracy(p, n, 1) for n in ns])
+
+
+def test_real_vote_twin() -> None:
+    curve = _defines("02-self-consistency")["tr_vote_curve"]
+    fig = figures.real_vote_figure(curve)
+    rows = curve["rows"]
+    n = [r["n"] for r in rows]
+    assert _xy(_trace(fig, "real chains")) == (n, [r["value"] for r in rows])
+    assert _xy(_trace(fig, f"simulated: p = {curve['p1']}, D = {curve['D']}")) == (
+        n, [r["simulated"] for r in rows])
+    assert _xy(_trace(fig, f"simulated: per-problem p, D = {curve['D']}")) == (
+        n, [r["simulated_per_problem"] for r in rows])
+    band = _trace(fig, "95% interval")
+    assert list(band.y) == [r["hi"] for r in rows] + [r["lo"] for r in rows][::-1]
+    assert set(_trace(fig, "greedy").y) == {curve["greedy"]}
+
+
+def test_vote_routes_twin() -> None:
+    d = _defines("02-self-consistency")
+    fig = figures.vote_routes_figure(d["mp_curve_rows"], d["mp_curve_models"], d["mp_T"])
+    temps = sorted({r["temperature"] for r in d["mp_curve_rows"]})
+    assert _stops(fig) == [str(t) for t in temps]
+    for stop, T in enumerate(temps):
+        for m in d["mp_curve_models"]:
+            mine = sorted((r for r in d["mp_curve_rows"]
+                           if r["temperature"] == T and r["model"] == m["model"]),
+                          key=lambda r: r["k"])
+            line = _trace(fig, m["label"], stop)
+            assert _xy(line) == ([r["k"] for r in mine], [r["value"] for r in mine])
+            assert line.visible == (T == d["mp_T"])
+            assert set(_trace(fig, f"greedy, {m['label']}", stop).y) == {m["greedy"]}
+
+
+def test_pass_at_k_twin() -> None:
+    fig = figures.pass_at_k_figure(n=100, c=30, D=4)
+    ks = figures.pass_at_k_ks(100)
+    assert ks[:20] == list(range(1, 21)) and ks[-1] == 100
+    stops = [int(s) for s in _stops(fig)]
+    for stop, c in enumerate(stops):
+        tally = figures.even_tally(100, c, 4)
+        assert sum(tally.values()) == 100 and tally["right"] == c
+        assert _xy(_trace(fig, "pass@k (unbiased)", stop)) == (
+            ks, [pass_at_k(100, c, k) for k in ks])
+        assert _xy(_trace(fig, "1-(1-c/n)^k (naive)", stop))[1] == [
+            naive_pass_at_k(100, c, k) for k in ks]
+        assert _xy(_trace(fig, "cons@k", stop))[1] == [
+            cons_at_k_counts(tally, "right", k) for k in ks]
+
+
+def test_temperature_twin() -> None:
+    curves = _defines("03-evaluating-reasoners")["temp_curves"]
+    fig = figures.temperature_figure(curves, T=0.7)
+    temps = sorted({r["temperature"] for r in curves})
+    for stop, T in enumerate(temps):
+        for metric in ["pass@k", "cons@k"]:
+            mine = sorted((r for r in curves if r["temperature"] == T and r["metric"] == metric),
+                          key=lambda r: r["k"])
+            line = _trace(fig, metric, stop)
+            assert _xy(line) == ([r["k"] for r in mine], [r["value"] for r in mine])
+            assert line.visible == (T == 0.7)
+
+
+def test_score_curves_twins() -> None:
+    d = _defines("03-evaluating-reasoners")
+    curves = d["temp_curves"]
+    K = max(r["k"] for r in curves)
+    fig = figures.scores_by_temperature_figure(curves)
+    for metric, k in [("pass@k", 1), ("pass@k", K), ("cons@k", K)]:
+        mine = sorted((r for r in curves if r["metric"] == metric and r["k"] == k),
+                      key=lambda r: r["temperature"])
+        line = _trace(fig, metric.replace("k", str(k)))
+        assert _xy(line) == ([r["temperature"] for r in mine], [r["value"] for r in mine])
+        assert list(line.error_y.array) == [r["hi"] - r["value"] for r in mine]
+    real = d["real_curves"]
+    fig = figures.tiny_reasoner_scores_figure(real, d["real_setup"])
+    for T in {r["temperature"] for r in real}:
+        for metric in ["pass@k"] if T == 0 else ["pass@k", "cons@k"]:
+            mine = sorted((r for r in real if r["temperature"] == T and r["metric"] == metric),
+                          key=lambda r: r["k"])
+            name = "greedy" if T == 0 else f"{metric}, T = {T:.1f}"
+            assert _xy(_trace(fig, name)) == ([r["k"] for r in mine], [r["value"] for r in mine])
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: figures.vote_budget_figure("rows"), "rows must be a list"),
+    (lambda: figures.vote_budget_figure([]), "rows must not be empty"),
+    (lambda: figures.vote_budget_figure([{"accuracy": 0.4}]), "rows[0] lacks"),
+    (lambda: figures.pass_at_k_figure(n=100, c=101), "c must be <= 100"),
+    (lambda: figures.temperature_figure([{"temperature": 0.7, "metric": "pass@k", "k": 1,
+                                          "value": 0.5, "lo": 0.4, "hi": 0.6}], T=0.3),
+     "T must be one of"),
+])
+def test_bad_input_is_refused_by_name(call, message: str) -> None:
+    with pytest.raises((TypeError, ValueError), match=message.replace("[", r"\[")):
+        call()
