@@ -17,7 +17,8 @@
 //     trainer.step() -> stats of one RL step (rl_reasoner.rl_step's, snake_case):
 //       {step, reward_mean, accuracy, clip_outside, clip_clipped, len_right, len_wrong, kl,
 //        kl_start, ratio_hist: {edges, counts, below, above}, loss, seconds, groups,
-//        discarded_groups, zero_advantage_groups, chains: [{problem, text, reward}]}
+//        discarded_groups, zero_advantage_groups, chains: [{problem, text, reward}],
+//        timing: {sample_ms, update_ms}}
 //       (NaN means "nothing to average": len_right when no chain was right; reward_mean when
 //       dynamic sampling kept no group, and then no update is made.)
 //     trainer.evaluate(problems, samplesPerProblem = 4, {seed, temperature}) ->
@@ -604,12 +605,14 @@ export function createTrainer(model, cfg = {}, seed = 0) {
   trainer.step = () => {
     const t0 = performance.now();
     const {groups, discarded} = drawGroups();
+    const t1 = performance.now();
     trainer.stepCount++;
     const base = {step: trainer.stepCount, groups: groups.length, discarded_groups: discarded};
     if (!groups.length) {
       return {...base, loss: 0, kl: 0, kl_start: NaN, reward_mean: NaN, accuracy: NaN, clip_outside: NaN,
         clip_clipped: NaN, len_right: NaN, len_wrong: NaN, zero_advantage_groups: NaN,
-        ratio_hist: null, chains: [], seconds: (performance.now() - t0) / 1000};
+        ratio_hist: null, chains: [], timing: {sample_ms: t1 - t0, update_ms: 0},
+        seconds: (performance.now() - t0) / 1000};
     }
     const chains = groups.flat();
     const rewards = groups.map((g) => g.map((c) => c.reward));
@@ -620,6 +623,7 @@ export function createTrainer(model, cfg = {}, seed = 0) {
     batch.ref = chainLogprobs(reference, chainsOfBatch(reference, batch));
     const last = updateOnBatch(policy, optimizer, batch, cfg, grads);
     grads = last.grads;
+    const t2 = performance.now();
     const clip = clipFractions(cfg.objective, last.logp, batch.old, batch.adv, cfg);
     const right = chains.filter((c) => c.correct === 1), wrong = chains.filter((c) => c.correct === 0);
     const zeroGroups = rewards.filter((g) => g.every((r) => r === g[0])).length / rewards.length;
@@ -637,6 +641,7 @@ export function createTrainer(model, cfg = {}, seed = 0) {
       len_wrong: mean(wrong.map((c) => c.tokens.length)),
       ratio_hist: ratioHistogram(cfg.objective, last.logp, batch.old, cfg),
       chains: chains.map((c) => ({problem: c.problem, text: c.text, reward: c.reward})),
+      timing: {sample_ms: t1 - t0, update_ms: t2 - t1},
       seconds: (performance.now() - t0) / 1000
     };
   };

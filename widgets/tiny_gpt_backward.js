@@ -19,7 +19,10 @@
 //     runs the backward pass of L = sum_i sum_t coefficient_it logp_it, chunk by chunk: the
 //     losses of rl_trainer_math.js are sums over chains once their normalisers are known.
 //
-// Activations are float32 (as in PyTorch); sums run in float64 (JavaScript numbers).
+// Activations are float32 (as in PyTorch). The matrix products run in WebAssembly SIMD
+// (gemm_wasm.js, float32 sums) where the browser has it, else in the JavaScript gemmNT below
+// (float64 sums); setWasmGemm(false) forces the latter (the benchmark compares the two).
+import {gemmNTWasm, hasWasmGemm} from "./gemm_wasm.js";
 import {erf} from "./special.js";
 
 const SQRT_HALF = Math.SQRT1_2;
@@ -79,6 +82,14 @@ export function gemmNT(A, B, C, M, N, K, bias = null, accumulate = false) {
       else C[c0 + n] = (bias ? bias[n] : 0) + s;
     }
   }
+}
+
+let mm = hasWasmGemm ? gemmNTWasm : gemmNT;
+
+/** Use the WebAssembly product (true, where available) or the JavaScript loops; returns which. */
+export function setWasmGemm(on) {
+  mm = on && hasWasmGemm ? gemmNTWasm : gemmNT;
+  return mm === gemmNTWasm;
 }
 
 /** out (cols x rows) = X (rows x cols)^T. */
@@ -265,30 +276,30 @@ function forwardChunk(model, tape, spans, S) {
   model.layers.forEach((w, l) => {
     const a = tape.layers[l];
     layerNormForward(a.x, w.ln1w, w.ln1b, a.h1, a.mean1, a.rstd1, S, C);
-    gemmNT(a.h1, w.qkvW, a.qkv, S, 3 * C, C, w.qkvB);
+    mm(a.h1, w.qkvW, a.qkv, S, 3 * C, C, w.qkvB);
     attentionForward(a.qkv, a.y, a.P, spans, C, H);
-    gemmNT(a.y, w.projW, a.x2, S, C, C, w.projB);
+    mm(a.y, w.projW, a.x2, S, C, C, w.projB);
     for (let i = 0; i < S * C; i++) a.x2[i] += a.x[i];
     layerNormForward(a.x2, w.ln2w, w.ln2b, a.h2, a.mean2, a.rstd2, S, C);
-    gemmNT(a.h2, w.fcW, a.pre, S, 4 * C, C, w.fcB);
+    mm(a.h2, w.fcW, a.pre, S, 4 * C, C, w.fcB);
     for (let i = 0; i < S * 4 * C; i++) {
       const v = a.pre[i];
       a.g[i] = 0.5 * v * (1 + erf(v * SQRT_HALF));
     }
     const next = l + 1 < tape.layers.length ? tape.layers[l + 1].x : tape.x;
-    gemmNT(a.g, w.fc2W, next, S, C, 4 * C, w.fc2B);
+    mm(a.g, w.fc2W, next, S, C, 4 * C, w.fc2B);
     for (let i = 0; i < S * C; i++) next[i] += a.x2[i];
     x = next;
   });
   layerNormForward(tape.x, model.weights["ln_f.weight"], model.weights["ln_f.bias"], tape.hf, tape.meanF, tape.rstdF, S, C);
-  gemmNT(tape.hf, wte, tape.logits, S, V, C);
+  mm(tape.hf, wte, tape.logits, S, V, C);
 }
 
 // dW (N x K) += dY (S x N)^T X (S x K), through the transposes the kernel wants.
 function weightGradient(dY, X, dW, S, N, K, tape) {
   transpose(dY, tape.T1, S, N);
   transpose(X, tape.T2, S, K);
-  gemmNT(tape.T1, tape.T2, dW, N, K, S, null, true);
+  mm(tape.T1, tape.T2, dW, N, K, S, null, true);
 }
 
 function backwardChunk(model, tape, spans, S, grads, wt) {
@@ -297,7 +308,7 @@ function backwardChunk(model, tape, spans, S, grads, wt) {
   const gWte = grads["wte.weight"];
   // the tied head: logits = hf E^T
   weightGradient(tape.dlogits, tape.hf, gWte, S, V, C, tape);
-  gemmNT(tape.dlogits, wt.wte, dA, S, C, V); // dhf
+  mm(tape.dlogits, wt.wte, dA, S, C, V); // dhf
   dx.fill(0, 0, S * C);
   layerNormBackward(dA, tape.x, model.weights["ln_f.weight"], tape.meanF, tape.rstdF, dx,
     grads["ln_f.weight"], grads["ln_f.bias"], S, C);
@@ -307,21 +318,21 @@ function backwardChunk(model, tape, spans, S, grads, wt) {
     // MLP: x_out = x2 + W_2 gelu(W_1 LN2(x2) + b_1) + b_2
     addColumnSums(dx, g("fc_proj.bias"), S, C);
     weightGradient(dx, a.g, g("fc_proj.weight"), S, C, 4 * C, tape);
-    gemmNT(dx, t.fc2, dB, S, 4 * C, C); // d gelu output
+    mm(dx, t.fc2, dB, S, 4 * C, C); // d gelu output
     for (let i = 0; i < S * 4 * C; i++) dB[i] *= geluGrad(a.pre[i]);
     addColumnSums(dB, g("fc.bias"), S, 4 * C);
     weightGradient(dB, a.h2, g("fc.weight"), S, 4 * C, C, tape);
-    gemmNT(dB, t.fc, dA, S, C, 4 * C); // d LN2 output
+    mm(dB, t.fc, dA, S, C, 4 * C); // d LN2 output
     dx2.set(dx.subarray(0, S * C));
     layerNormBackward(dA, a.x2, w.ln2w, a.mean2, a.rstd2, dx2, g("ln2.weight"), g("ln2.bias"), S, C);
     // attention: x2 = x + W_o attn(LN1(x)) + b_o
     addColumnSums(dx2, g("attn.proj.bias"), S, C);
     weightGradient(dx2, a.y, g("attn.proj.weight"), S, C, C, tape);
-    gemmNT(dx2, t.proj, dA, S, C, C); // d attention output
+    mm(dx2, t.proj, dA, S, C, C); // d attention output
     attentionBackward(a.qkv, a.P, dA, dqkv, spans, C, H);
     addColumnSums(dqkv, g("attn.qkv.bias"), S, 3 * C);
     weightGradient(dqkv, a.h1, g("attn.qkv.weight"), S, 3 * C, C, tape);
-    gemmNT(dqkv, t.qkv, dA, S, C, 3 * C); // d LN1 output
+    mm(dqkv, t.qkv, dA, S, C, 3 * C); // d LN1 output
     dx.set(dx2.subarray(0, S * C));
     layerNormBackward(dA, a.x, w.ln1w, a.mean1, a.rstd1, dx, g("ln1.weight"), g("ln1.bias"), S, C);
   }
