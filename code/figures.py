@@ -413,3 +413,69 @@ def tiny_reasoner_scores_figure(curves: list[dict], setup: dict):
     return _figure(traces, "The tiny reasoner's pass@k and cons@k against the attempts k",
                    "attempts k", f"score on {setup['problems']} held-out problems",
                    yaxis_range=[0, 1], xaxis_type="log")
+
+
+# --- chapter 4 -----------------------------------------------------------------------------
+
+
+def grpo_curves_figure(records: list[dict], reference: list[dict], group_size: int = 16,
+                       beta: float = 0.04, chance: float = 1 / 6):
+    """Chapter 4 (widgets/grpo_curves.js): p(correct) against the GRPO step, one line per group
+    size at KL weight ``beta``, the chosen size bold, the reference run dashed; the group size
+    (the widget's "Group size G (curves)") on a slider."""
+    keys = ["group_size", "beta", "step", "p_correct"]
+    _records("records", records, keys, keys)
+    _records("reference", reference, ["step", "p_correct"], ["step", "p_correct"])
+    require_float("beta", beta, low=0.0)
+    require_float("chance", chance, low=0.0, high=1.0)
+    go = _go()
+    same_beta = [r for r in records if abs(r["beta"] - beta) < 1e-12]
+    sizes = sorted({r["group_size"] for r in same_beta})
+    if group_size not in sizes:
+        raise ValueError(f"group_size must be one of the recorded sizes {sizes}, "
+                         f"got {group_size!r}")
+    steps = [r["step"] for r in records]
+
+    def run(g: int) -> list[dict]:
+        return sorted((r for r in same_beta if r["group_size"] == g), key=lambda r: r["step"])
+
+    def curves(chosen: int) -> list:
+        ref = sorted(reference, key=lambda r: r["step"])
+        traces = [go.Scatter(x=[r["step"] for r in ref], y=[r["p_correct"] for r in ref],
+                             name="reference run", mode="lines",
+                             line={"color": "#6c757d", "dash": "dash"}),
+                  _hline(chance, "chance", min(steps), max(steps))]
+        for i, g in enumerate(sizes):
+            mine = run(g)
+            traces.append(go.Scatter(
+                x=[r["step"] for r in mine], y=[r["p_correct"] for r in mine], name=f"G = {g}",
+                mode="lines", line={"color": COLOURS[i % len(COLOURS)],
+                                    "width": 4 if g == chosen else 1.5},
+                opacity=1.0 if g == chosen else 0.55))
+        return traces
+
+    fig = _figure([], f"p(correct) during GRPO training (beta = {beta})", "GRPO step",
+                  "p(correct answer)", yaxis_range=[0, 1])
+    return _with_slider(fig, sizes, curves, group_size, "group size G", lambda g: f"G = {g}")
+
+
+# --- chapter 5 -----------------------------------------------------------------------------
+
+
+def length_drift_figure(records: list[dict], labels: dict):
+    """Chapter 5 (widgets/dr_grpo.js lengthDriftChart): the mean length of wrong (solid) and
+    right (dashed) chains against the update step, under GRPO and Dr. GRPO."""
+    keys = ["step", "wrong_length", "right_length"]
+    _records("records", records, ["method", *keys], keys)
+    _mapping("labels", labels, ["grpo", "dr_grpo"])
+    go = _go()
+    traces = []
+    for i, method in enumerate(["grpo", "dr_grpo"]):
+        mine = sorted((r for r in records if r["method"] == method), key=lambda r: r["step"])
+        for track, dash in [("wrong", "solid"), ("right", "dash")]:
+            traces.append(go.Scatter(
+                x=[r["step"] for r in mine], y=[r[f"{track}_length"] for r in mine],
+                name=f"{labels[method]}, {track} chains", mode="lines",
+                line={"color": COLOURS[i], "dash": dash}))
+    return _figure(traces, "Mean chain length during training, GRPO against Dr. GRPO",
+                   "update step", "mean chain length (tokens)")

@@ -217,3 +217,31 @@ def test_score_curves_twins() -> None:
 def test_bad_input_is_refused_by_name(call, message: str) -> None:
     with pytest.raises((TypeError, ValueError), match=message.replace("[", r"\[")):
         call()
+
+
+def test_grpo_curves_twin() -> None:
+    d = _defines("04-grpo")
+    records, reference = d["grpo_curves"], d["grpo_curve"]
+    fig = figures.grpo_curves_figure(records, reference, group_size=16, beta=0.04)
+    sizes = sorted({r["group_size"] for r in records if abs(r["beta"] - 0.04) < 1e-12})
+    assert _stops(fig) == [f"G = {g}" for g in sizes]
+    for stop, chosen in enumerate(sizes):
+        for g in sizes:
+            run = sorted((r for r in records if r["group_size"] == g
+                          and abs(r["beta"] - 0.04) < 1e-12), key=lambda r: r["step"])
+            line = _trace(fig, f"G = {g}", stop)
+            assert _xy(line) == ([r["step"] for r in run], [r["p_correct"] for r in run])
+            assert (line.line.width == 4) == (g == chosen)
+        assert _xy(_trace(fig, "reference run", stop))[1] == [
+            r["p_correct"] for r in sorted(reference, key=lambda r: r["step"])]
+
+
+def test_length_drift_twin() -> None:
+    d = _defines("05-dr-grpo")
+    fig = figures.length_drift_figure(d["drift"], d["objective_labels"])
+    for method in ["grpo", "dr_grpo"]:
+        mine = sorted((r for r in d["drift"] if r["method"] == method), key=lambda r: r["step"])
+        for track in ["wrong", "right"]:
+            name = f"{d['objective_labels'][method]}, {track} chains"
+            assert _xy(_trace(fig, name)) == ([r["step"] for r in mine],
+                                              [r[f"{track}_length"] for r in mine])
