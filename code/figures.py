@@ -479,3 +479,43 @@ def length_drift_figure(records: list[dict], labels: dict):
                 line={"color": COLOURS[i], "dash": dash}))
     return _figure(traces, "Mean chain length during training, GRPO against Dr. GRPO",
                    "update step", "mean chain length (tokens)")
+
+
+# --- chapter 9 -----------------------------------------------------------------------------
+
+
+def beam_sweep_figure(full: list[dict], demo: list[dict], error_rate: float = 0.7):
+    """Chapter 9 (widgets/beam_sweep.js): the share of puzzles solved against the beam width, one
+    line per judge error rate (the oracle dashed, the chosen rate bold), with the demo puzzles'
+    dots at the chosen rate; the error rate (the widget's "Evaluator error rate") on a slider."""
+    keys = ["error_rate", "beam_width", "solve_rate"]
+    _records("full", full, keys, keys)
+    _records("demo", demo, keys, keys)
+    go = _go()
+    rates = sorted({r["error_rate"] for r in full})
+    stops = [r for r in rates if r != 0]
+    if error_rate not in stops:
+        raise ValueError(f"error_rate must be one of {stops}, got {error_rate!r}")
+
+    def curves(chosen: float) -> list:
+        traces = []
+        for rate in rates:
+            mine = sorted((r for r in full if r["error_rate"] == rate),
+                          key=lambda r: r["beam_width"])
+            name = "oracle (error 0)" if rate == 0 else f"error {rate}"
+            style = ({"color": COLOURS[2], "dash": "dash", "width": 2} if rate == 0 else
+                     {"color": COLOURS[1], "width": 4} if rate == chosen else
+                     {"color": "#c9ced6", "width": 1.5})
+            traces.append(go.Scatter(x=[r["beam_width"] for r in mine],
+                                     y=[r["solve_rate"] for r in mine], name=name,
+                                     mode="lines", line=style))
+        dots = sorted((r for r in demo if r["error_rate"] == chosen),
+                      key=lambda r: r["beam_width"])
+        traces.append(go.Scatter(x=[r["beam_width"] for r in dots],
+                                 y=[r["solve_rate"] for r in dots], name="demo puzzles",
+                                 mode="markers", marker={"color": COLOURS[0], "size": 9}))
+        return traces
+
+    fig = _figure([], "Puzzles solved against beam width", "beam width b", "puzzles solved",
+                  yaxis_range=[0, 1.02], yaxis_tickformat=".0%")
+    return _with_slider(fig, stops, curves, error_rate, "evaluator error rate")

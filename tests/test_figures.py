@@ -245,3 +245,22 @@ def test_length_drift_twin() -> None:
             name = f"{d['objective_labels'][method]}, {track} chains"
             assert _xy(_trace(fig, name)) == ([r["step"] for r in mine],
                                               [r[f"{track}_length"] for r in mine])
+
+
+def test_beam_sweep_twin() -> None:
+    d = _defines("09-tree-of-thoughts")
+    full, demo = d["sweep_full"], d["sweep_demo"]
+    fig = figures.beam_sweep_figure(full, demo, error_rate=0.7)
+    rates = sorted({r["error_rate"] for r in full})
+    stops = [r for r in rates if r != 0]
+    assert _stops(fig) == [str(r) for r in stops]
+    for stop, chosen in enumerate(stops):
+        for rate in rates:
+            mine = sorted((r for r in full if r["error_rate"] == rate),
+                          key=lambda r: r["beam_width"])
+            line = _trace(fig, "oracle (error 0)" if rate == 0 else f"error {rate}", stop)
+            assert _xy(line) == ([r["beam_width"] for r in mine], [r["solve_rate"] for r in mine])
+            assert (line.line.width == 4) == (rate == chosen)
+        dots = sorted((r for r in demo if r["error_rate"] == chosen), key=lambda r: r["beam_width"])
+        assert _xy(_trace(fig, "demo puzzles", stop)) == (
+            [r["beam_width"] for r in dots], [r["solve_rate"] for r in dots])
