@@ -90,22 +90,48 @@ def test_nothing_escapes_the_text_column(open_chapter, stem, width):
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("stem", STEMS)
-def test_printed_output_is_not_cut_off(open_chapter, stem, width):
-    """A printed output wider than its box is cut at the column's edge: the rest hides behind a
-    scrollbar a reader may never see. Each line must be readable where it stands."""
+def test_printed_output_keeps_its_lines(open_chapter, stem, width):
+    """Printed output and source listings keep their lines: a printed table whose rows fold no
+    longer lines up, and a folded line of code loses its indentation. A line wider than the
+    column scrolls inside its own box (`overflow-x: auto`, made keyboard-reachable by
+    scroll-focus.html), never past the column and never cut off by a box that does not scroll."""
     page = open_chapter(stem, width=width, full=True)
-    cut = page.page.evaluate(
-        """() => [...document.querySelectorAll('.cell-output pre')]
-             .filter(p => p.scrollWidth > p.clientWidth + 1)
-             .map(p => {
-               const s = p.closest('section[id]');
-               const longest = p.textContent.split('\\n')
-                 .reduce((a, b) => (b.length > a.length ? b : a), '');
-               return `${s ? '#' + s.id : '(top)'}: ${p.scrollWidth} px in a `
-                 + `${p.clientWidth} px box: ${longest.trim().slice(0, 70)}`;
-             })"""
+    bad = page.page.evaluate(
+        r"""() => {
+          const out = [];
+          const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+          for (const pre of document.querySelectorAll('.cell-output pre, div.sourceCode pre')) {
+            const code = pre.querySelector('code') || pre;
+            if (!code.getClientRects().length) continue;
+            const s = pre.closest('section[id]');
+            const kind = pre.closest('.cell-output') ? ' output' : ' code';
+            const where = (s ? '#' + s.id : '(top)') + kind;
+            const lines = code.textContent.replace(/\n$/, '').split('\n');
+            const probe = code.cloneNode(false);
+            probe.textContent = 'x';
+            code.after(probe);
+            const one = probe.getBoundingClientRect().height;
+            probe.remove();
+            const shown = Math.round(code.getBoundingClientRect().height / one);
+            if (shown > lines.length) {
+              const longest = lines.reduce((a, b) => (b.length > a.length ? b : a), '');
+              out.push(`${where}: ${lines.length} lines shown on ${shown}: `
+                + longest.trim().slice(0, 60));
+            }
+            // The box that holds the overflow: the <pre>, or the div.sourceCode Quarto lets it
+            // spill into; it must scroll.
+            const spills = getComputedStyle(pre).overflowX === 'visible'
+              && pre.parentElement.matches('div.sourceCode');
+            const box = spills ? pre.parentElement : pre;
+            if (box && box.scrollWidth > box.clientWidth + 1 && !scrolls(box)) {
+              out.push(`${where}: ${box.scrollWidth} px in a ${box.clientWidth} px box`
+                + ' that does not scroll');
+            }
+          }
+          return out;
+        }"""
     )
-    assert not cut, f"{stem} at {width} px, printed output cut off:\n  " + "\n  ".join(cut)
+    assert not bad, f"{stem} at {width} px, output folded or cut off:\n  " + "\n  ".join(bad)
 
 
 @pytest.mark.parametrize("stem", STEMS)
