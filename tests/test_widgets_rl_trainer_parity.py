@@ -252,3 +252,54 @@ def test_weights_after_three_adamw_steps_match_pytorch(js, batch, objective):
         worst[name] = rel_max(got[name], p.detach())
     bad = {k: v for k, v in worst.items() if v > 1e-4}
     assert not bad, bad
+
+
+def test_the_task_is_pythons(js):
+    """The JS trainer's split, answers and grades are arithmetic_task's (problems drawn in JS
+    from the train split are never held out)."""
+    import random
+
+    from arithmetic_task import answer_of, format_reward, grade, is_held_out, random_problem
+
+    rng = random.Random(5)
+    problems = [random_problem(rng, s) for s in ("train", "held_out") for _ in range(150)]
+    assert js.call_many("rl_trainer_math.js", "isHeldOut", [[p] for p in problems]) == [
+        is_held_out(p) for p in problems
+    ]
+    assert js.call_many("rl_trainer_math.js", "answerOf", [[p] for p in problems]) == [
+        answer_of(p) for p in problems
+    ]
+    texts = ["7+5=12;12-3=9;####9", "7+5=12;12-3=8;####8", "####9", "9", "7+5=12;####9;", ""]
+    args = [["7+5-3", t] for t in texts]
+    assert js.call_many("rl_trainer_math.js", "grade", args) == [grade(*a) for a in args]
+    assert js.call_many("rl_trainer_math.js", "formatReward", [[t] for t in texts]) == [
+        format_reward(t) for t in texts
+    ]
+    drawn = js.page.evaluate(
+        """async (url) => {
+             const R = await import(url);
+             const F = await import(url.replace("rl_trainer_math", "tiny_gpt_forward"));
+             const rand = F.mulberry32(7);
+             return Array.from({length: 300}, () => R.randomProblem(rand, "train"));
+           }""",
+        f"{js.origin}/widgets/rl_trainer_math.js",
+    )
+    assert not any(is_held_out(p) for p in drawn)
+    assert {len(p) for p in drawn} == {5, 7, 9}  # 3, 4 and 5 operands
+
+
+@pytest.mark.parametrize(
+    ("cfg", "field"),
+    [
+        ({"lr": float("nan")}, "lr"),
+        ({"lr": 0}, "lr"),
+        ({"group_size": 1}, "group_size"),
+        ({"problem_pool": ["7*5"]}, "problem_pool[0]"),
+        ({"objective": "ppo"}, "objective"),
+        ({"gspo_clip": [0.1]}, "gspo_clip"),
+    ],
+)
+def test_a_bad_config_is_refused_naming_the_field(js, cfg, field):
+    got = js.call("rl_trainer_math.js", "validateConfig", cfg)
+    assert isinstance(got, dict) and "error" in got, got
+    assert got["error"].startswith(field), got
