@@ -76,7 +76,8 @@ def book_jobs_problems(workflow: dict) -> list[str]:
         job = jobs[name]
         setup = _uses(job, "quarto-dev/quarto-actions/setup")
         version = str((setup[0].get("with") or {}).get("version", "")) if setup else ""
-        version = workflow.get("env", {}).get("QUARTO_VERSION", "") if "env." in version else version
+        if "env." in version:  # ${{ env.QUARTO_VERSION }}
+            version = workflow.get("env", {}).get("QUARTO_VERSION", "")
         if version != QUARTO:
             problems.append(f"{name}: Quarto not pinned to {QUARTO} (got {version!r})")
         runs = _runs(job)
@@ -90,10 +91,10 @@ def book_jobs_problems(workflow: dict) -> list[str]:
     if not renders:
         problems.append("no job runs quarto render")
     for name, job in jobs.items():
-        if not (_uses(job, "actions/setup-node") and all(
-                (s.get("with") or {}).get("cache") == "npm" for s in _uses(job, "actions/setup-node"))):
-            if "npm ci" in _runs(job) or ".ci/run" in _runs(job):
-                problems.append(f"{name}: installs npm packages without an npm cache")
+        nodes = _uses(job, "actions/setup-node")
+        cached = nodes and all((s.get("with") or {}).get("cache") == "npm" for s in nodes)
+        if not cached and ("npm ci" in _runs(job) or ".ci/run" in _runs(job)):
+            problems.append(f"{name}: installs npm packages without an npm cache")
     deploys = [n for n, j in jobs.items() if _uses(j, "actions/deploy-pages")]
     if not deploys:
         problems.append("nothing deploys the site")
