@@ -134,41 +134,57 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--curve", type=float, default=0.0, help="minutes of training (0: none)")
     parser.add_argument("--skip-torch", action="store_true")
+    parser.add_argument("--skip-steps", action="store_true", help="only the --curve run")
     args = parser.parse_args()
     if args.steps < 1 or args.curve < 0:
         parser.error("--steps must be >= 1 and --curve >= 0")
     print(f"{load()}, {os.cpu_count()} CPUs, torch {torch.__version__}")
     rows = []
-    for label, (p, g) in SIZES.items():
+    for label, (p, g) in {} if args.skip_steps else SIZES.items():
         js = browser_run(JS_STEPS, [p, g, args.steps, args.seed])
         js_ms = statistics.mean(s["seconds"] for s in js) * 1000
         sample_ms = statistics.mean(s["sample"] for s in js)
         update_ms = statistics.mean(s["update"] for s in js)
-        print(f"{label}: JS {js_ms:8.0f} ms/step (sampling {sample_ms:.0f}, update {update_ms:.0f})"
-              f"  [{load()}]", flush=True)
+        print(
+            f"{label}: JS {js_ms:8.0f} ms/step (sampling {sample_ms:.0f}, update {update_ms:.0f})"
+            f"  [{load()}]",
+            flush=True,
+        )
         pt_ms = None
         if not args.skip_torch:
             pt_ms = statistics.mean(torch_steps(p, g, args.steps, args.seed)) * 1000
             print(f"{label}: PyTorch 1 thread {pt_ms:8.0f} ms/step  [{load()}]", flush=True)
         rows.append((label, js_ms, pt_ms))
+    if rows:
+        print_table(rows)
+    if args.curve > 0:
+        curve(args)
+
+
+def print_table(rows: list) -> None:
     print("\n| size | JS ms/step | PyTorch (1 thread) ms/step | JS / PyTorch |")
     print("| --- | --- | --- | --- |")
     for label, js_ms, pt_ms in rows:
         ratio = f"{js_ms / pt_ms:.1f}x" if pt_ms else "-"
         pt = f"{pt_ms:.0f}" if pt_ms else "-"
         print(f"| {label} | {js_ms:.0f} | {pt} | {ratio} (target <= 3x) |")
-    if args.curve > 0:
-        out = browser_run(JS_CURVE, [args.curve, args.seed, EVAL_PROBLEMS, EVAL_SAMPLES])
-        before = bootstrap(out["before"], EVAL_SAMPLES)
-        after = bootstrap(out["after"], EVAL_SAMPLES)
-        steps = out["steps"]
-        print(f"\n{args.curve:g} minutes at the widget's defaults: {len(steps)} steps")
-        for s in steps:
-            print(f"  step {s['step']:3d}  at {s['seconds']:6.1f} s  mean reward {s['reward']:.3f}")
-        for name, (mean, low, high) in (("cold start", before), ("after", after)):
-            print(f"held-out pass@1 {name}: {mean:.3f} (95% bootstrap {low:.3f}-{high:.3f}, "
-                  f"{EVAL_PROBLEMS} problems x {EVAL_SAMPLES})")
-        print(f"change: {100 * (after[0] - before[0]):+.1f} points (target +8)  [{load()}]")
+
+
+def curve(args) -> None:
+    """Train the defaults for args.curve minutes; held-out pass@1 before and after."""
+    out = browser_run(JS_CURVE, [args.curve, args.seed, EVAL_PROBLEMS, EVAL_SAMPLES])
+    before = bootstrap(out["before"], EVAL_SAMPLES)
+    after = bootstrap(out["after"], EVAL_SAMPLES)
+    steps = out["steps"]
+    print(f"\n{args.curve:g} minutes at the widget's defaults: {len(steps)} steps")
+    for s in steps:
+        print(f"  step {s['step']:3d}  at {s['seconds']:6.1f} s  mean reward {s['reward']:.3f}")
+    for name, (mean, low, high) in (("cold start", before), ("after", after)):
+        print(
+            f"held-out pass@1 {name}: {mean:.3f} (95% bootstrap {low:.3f}-{high:.3f}, "
+            f"{EVAL_PROBLEMS} problems x {EVAL_SAMPLES})"
+        )
+    print(f"change: {100 * (after[0] - before[0]):+.1f} points (target +8)  [{load()}]")
 
 
 if __name__ == "__main__":
