@@ -519,3 +519,32 @@ def beam_sweep_figure(full: list[dict], demo: list[dict], error_rate: float = 0.
     fig = _figure([], "Puzzles solved against beam width", "beam width b", "puzzles solved",
                   yaxis_range=[0, 1.02], yaxis_tickformat=".0%")
     return _with_slider(fig, stops, curves, error_rate, "evaluator error rate")
+
+
+# --- chapter 12 ----------------------------------------------------------------------------
+
+
+def budget_figure(rows: list[dict], problems: int, labels: dict, model: str = "ch2"):
+    """Chapter 12 (widgets/r1_budget.js): accuracy against the thinking budget when thinking is
+    cut at the budget or extended to it; the model (the widget's "Model") on a slider."""
+    _records("rows", rows, ["model", "mode", "budget", "accuracy"], ["budget", "accuracy"])
+    require_int("problems", problems, low=1)
+    _mapping("labels", labels, sorted({r["model"] for r in rows}))
+    if model not in labels:
+        raise ValueError(f"model must be one of {sorted(labels)}, got {model!r}")
+    stops = [m for m in labels if any(r["model"] == m for r in rows)]
+
+    def curves(m: str) -> list:
+        traces = []
+        for i, (mode, name) in enumerate([("cut", "cut at the budget"),
+                                          ("extend", "extended to the budget")]):
+            mine = sorted((r for r in rows if r["model"] == m and r["mode"] == mode),
+                          key=lambda r: r["budget"])
+            traces.append(_line([r["budget"] for r in mine], [r["accuracy"] for r in mine],
+                                name, i))
+        return traces
+
+    fig = _figure([], "Accuracy against the thinking budget",
+                  "thinking budget (tokens before ####)",
+                  f"accuracy, greedy, {problems} held-out problems", yaxis_range=[0, 1])
+    return _with_slider(fig, stops, curves, model, "model", lambda m: labels[m])

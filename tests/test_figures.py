@@ -264,3 +264,18 @@ def test_beam_sweep_twin() -> None:
         dots = sorted((r for r in demo if r["error_rate"] == chosen), key=lambda r: r["beam_width"])
         assert _xy(_trace(fig, "demo puzzles", stop)) == (
             [r["beam_width"] for r in dots], [r["solve_rate"] for r in dots])
+
+
+def test_budget_twin() -> None:
+    d = _defines("12-controlling-thinking")
+    labels = {"ch2": "Chapter 2's reasoner", "cold": "The cold-start model",
+              "rl_grpo_s0": "The GRPO-trained model"}
+    fig = figures.budget_figure(d["r1_budget"], d["r1_budget_problems"], labels)
+    assert _stops(fig) == list(labels.values())
+    for stop, model in enumerate(labels):
+        for mode, name in [("cut", "cut at the budget"), ("extend", "extended to the budget")]:
+            mine = sorted((r for r in d["r1_budget"] if r["model"] == model and r["mode"] == mode),
+                          key=lambda r: r["budget"])
+            assert mine
+            assert _xy(_trace(fig, name, stop)) == ([r["budget"] for r in mine],
+                                                    [r["accuracy"] for r in mine])
