@@ -245,7 +245,7 @@ export function trainerSession(jsonUrl, setup) {
 /** The four commands, as buttons that call the session (drawn once: a redraw never steals focus). */
 export function trainerButtons({html}, session) {
   const button = (text, action, hint) => {
-    const b = html`<button type="button" class="btn btn-sm btn-outline-secondary" style="margin-right: 0.4em" title=${hint}>${text}</button>`;
+    const b = html`<button type="button" style="margin-right: 0.4em" title=${hint}>${text}</button>`;
     b.onclick = action;
     return b;
   };
@@ -370,7 +370,7 @@ export function rlTrainerView({Plot, html, width}, state, setup) {
       <span hidden data-readout="step" data-value=${run?.step ?? ""}></span>
       <span hidden data-readout="ms-per-step" data-value=${run?.msPerStep ?? ""}></span>
       <span hidden data-readout="ms-per-check-up" data-value=${lastEval?.ms ?? ""}></span></p>
-    <div role="alert" data-readout="messages" data-value=${messages.map((m) => m.key).join(",")}>
+    <div aria-live="polite" data-readout="messages" data-value=${messages.map((m) => m.key).join(",")}>
       ${messages.map((m) => html`<p data-message=${m.key} style="color: ${ink.bad}; margin: 0.2em 0">${m.message}</p>`)}
     </div>
     <p aria-live="polite" style="margin: 0.3em 0">
