@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from checks import require_choice, require_float, require_int
+from decimals import fixed
 from evaluation import mean_pass_at_k
 from objectives import OBJECTIVE_LABELS  # the five stage-2 objectives and their names
 
@@ -47,7 +48,7 @@ def _pct(x: float) -> float:
 
 
 def _r3(x: float) -> float:
-    return round(x, 3)
+    return fixed(x, 3)  # prints 0.540, not 0.54, beside its three-decimal neighbours
 
 
 def _mean(values) -> float:
@@ -427,8 +428,8 @@ def settings(doc: Mapping) -> dict:
         "format_weight": cfg["format_weight"],
         "dr_grpo_max_len": cfg["dr_grpo_max_len"],
         "chain_tokens": round(sum(lengths) / len(lengths)),
-        "train_acc_lo": round(min(acc), 2),
-        "train_acc_hi": round(max(acc), 2),
+        "train_acc_lo": fixed(min(acc), 2),
+        "train_acc_hi": fixed(max(acc), 2),
         "rl_minutes_lo": round(min(minutes), 1),
         "rl_minutes_hi": round(max(minutes), 1),
     }
@@ -463,11 +464,11 @@ def stage0_and_1(doc: Mapping) -> dict:
         "base_minutes": round(base["timing"]["wall_seconds"] / 60, 1),
         "base_chain": _pct(base["final"]["mode_share"]["chain"]),
         "base_answer_only": _pct(base["final"]["mode_share"]["answer_only"]),
-        "base_rechecks": round(base["final"]["rechecks"], 2),
+        "base_rechecks": fixed(base["final"]["rechecks"], 2),
         "cold_p1": _r3(_p(doc, "cold")),
         "cold_chain": _pct(cold["final"]["mode_share"]["chain"]),
         "cold_answer_only": _pct(cold["final"]["mode_share"]["answer_only"]),
-        "cold_rechecks": round(cold["final"]["rechecks"], 2),
+        "cold_rechecks": fixed(cold["final"]["rechecks"], 2),
         "cold_examples": cold["examples"],
         "cold_steps": cold["steps"],
         "cold_batch": cold["batch_size"],
@@ -757,8 +758,8 @@ def r1_zero(doc: Mapping) -> dict:
         "length_second": round(zero[1]["length"], 1),
         "length_last": round(zero[-1]["length"], 1),
         "last_step": zero[-1]["step"],
-        "rechecks_first": round(zero[0]["rechecks"], 2),
-        "rechecks_last": round(zero[-1]["rechecks"], 2),
+        "rechecks_first": fixed(zero[0]["rechecks"], 2),
+        "rechecks_last": fixed(zero[-1]["rechecks"], 2),
         "zero_start": zero_start,
         "zero_end_s0": zero_p1[0],
         "zero_end_s1": zero_p1[1],
@@ -977,7 +978,7 @@ def output_length(doc: Mapping) -> dict:
         for key in ("right", "wrong"):
             first, last = _length_change(rows, o, f"length_{key}")
             out[f"{o}_{key}_first"], out[f"{o}_{key}_last"] = first, last
-        out[f"rechecks_{o}"] = round(
+        out[f"rechecks_{o}"] = fixed(
             sum(runs[n]["final"]["rechecks"] for n in _rl_names(f"rl_{o}")) / len(SEEDS), 2)
         kl = [h["kl"] for n in _rl_names(f"rl_{o}") for h in runs[n]["history"][-EDGE_STEPS:]]
         out[f"kl_{o}"] = round(sum(kl) / len(kl), 3)
@@ -1199,14 +1200,14 @@ def budget_forcing(doc: Mapping) -> dict:
         natural = _brow(rows, m, "cut", big)
         ext = [r for r in rows if r["model"] == m and r["mode"] == "extend"]
         top = max(ext, key=lambda r: r["accuracy"])
-        out[f"{m}_acc"] = round(natural["accuracy"], 3)
+        out[f"{m}_acc"] = _r3(natural["accuracy"])
         out[f"{m}_think"] = round(natural["thinking_tokens"], 1)
         out[f"{m}_knee"] = budget_knee(doc, m)
-        out[f"{m}_zero"] = round(_brow(rows, m, "cut", min(budgets))["accuracy"], 3)
-        out[f"{m}_short"] = round(_brow(rows, m, "cut", short)["accuracy"], 3)
-        out[f"{m}_ext_peak"] = round(top["accuracy"], 3)
+        out[f"{m}_zero"] = _r3(_brow(rows, m, "cut", min(budgets))["accuracy"])
+        out[f"{m}_short"] = _r3(_brow(rows, m, "cut", short)["accuracy"])
+        out[f"{m}_ext_peak"] = _r3(top["accuracy"])
         out[f"{m}_ext_peak_at"] = top["budget"]
-        out[f"{m}_ext_big"] = round(_brow(rows, m, "extend", big)["accuracy"], 3)
+        out[f"{m}_ext_big"] = _r3(_brow(rows, m, "extend", big)["accuracy"])
     return out
 
 

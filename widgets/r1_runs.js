@@ -119,7 +119,7 @@ export function objectiveCurves({Plot, html, width}, {train, curves, objectives,
   }));
   return html`<div data-widget="objective-curves" data-series="${series.length}">${chart}
     <p aria-live="polite">Solid: seed 0; dashed: seed 1${spec.source === "curves" ? "; bars: 95% bootstrap intervals over problems" : `; trailing mean over ${window} steps`}.
-      At the last step (mean of the seeds):
+      At the last step (mean of the seeds${spec.source === "curves" ? `, on the curves' own evaluation${sizes(setup, setup && setup.curveSamples)}; the text quotes the full final evaluation` : ""}):
       ${finals.map((f, i) => html`<span>${f.objective} <b data-readout="${f.objective}" data-value=${f.value}>${f.value.toFixed(3)}</b>${i < finals.length - 1 ? "; " : "."}</span> `)}</p>
   </div>`;
 }
@@ -133,6 +133,9 @@ export function passAtKCurvesOf(finals, models) {
   }
   return rows;
 }
+
+/** " (seed 0)" for a run recorded under one seed of two, so its figure is not taken for their mean. */
+const seedOf = (name) => (/_s\d+$/.test(name) ? ` (seed ${name.match(/_s(\d+)$/)[1]})` : "");
 
 export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, k, setup}) {
   const onProblems = setup && setup.problems ? `on ${setup.problems} held-out problems` : "on the held-out problems";
@@ -161,7 +164,7 @@ export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, 
   }));
   return html`<div data-widget="pass-at-k-rl">${chart}
     <p aria-live="polite">At k = ${kk}: <b>${finals[before].label}</b> <b data-readout="before" data-value=${b}>${b.toFixed(3)}</b>,
-      <b>${finals[after].label}</b> <b data-readout="after" data-value=${a}>${a.toFixed(3)}</b>
+      <b>${finals[after].label}</b>${seedOf(after)} <b data-readout="after" data-value=${a}>${a.toFixed(3)}</b>
       (difference <b data-readout="gain" data-value=${a - b}>${(a - b >= 0 ? "+" : "") + (a - b).toFixed(3)}</b>).
       ${cross === undefined
         ? html`<span data-readout="cross" data-value="-1">The model after RL stays ahead at every k up to ${n}.</span>`
