@@ -18,6 +18,7 @@ where it is used.
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from collections.abc import Iterable, Sequence
@@ -74,6 +75,17 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
+MAX_ITEMS = 10**6  # an iterable with no length is read this far at most: an endless one is refused
+
+
+def _show(value: int) -> str:
+    """An int for a message: a huge one as its size (CPython refuses str() past 4,300 digits)."""
+    if abs(value) < 10**30:
+        return str(value)
+    digits = int(value.bit_length() * 0.30103)  # log10(2) digits per bit
+    return f"{'a negative' if value < 0 else 'an'} int of about {digits} digits"
+
+
 def require_int(
     name: str, value: object, *, low: int | None = None, high: int | None = None
 ) -> int:
@@ -86,9 +98,9 @@ def require_int(
         raise TypeError(f"{name} must be an int, got {_kind(value)}")
     value = int(value)
     if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
+        raise ValueError(f"{name} must be >= {low}, got {_show(value)}")
     if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value}")
+        raise ValueError(f"{name} must be <= {high}, got {_show(value)}")
     return value
 
 
@@ -109,7 +121,10 @@ def require_float(
     """
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {_kind(value)}")
-    out = float(value)
+    try:
+        out = float(value)
+    except OverflowError:  # an int such as 10**400: no float holds it
+        raise ValueError(f"{name} must be a finite number, got {_show(int(value))}") from None
     if math.isnan(out) or (finite and not math.isfinite(out)):
         raise ValueError(f"{name} must be a finite number, got {out}")
     if low is not None and (out < low or (low_open and out == low)):
@@ -222,7 +237,13 @@ def require_sequence(
         raise TypeError(f"{name} must be a sequence, got a 0-d tensor")
     if max_len is not None and hasattr(value, "__len__") and len(value) > max_len:
         raise ValueError(f"{name} must hold at most {max_len} items, got {len(value)}")
-    out = list(value)
+    if hasattr(value, "__len__"):
+        out = list(value)
+    else:  # an iterator: read no further than the cap, so an endless one cannot hang the call
+        cap = MAX_ITEMS if max_len is None else min(max_len, MAX_ITEMS)
+        out = list(itertools.islice(value, cap + 1))
+        if len(out) > cap:
+            raise ValueError(f"{name} must hold at most {cap} items (an endless iterator?)")
     if len(out) < min_len:
         least = "one item" if min_len == 1 else f"{min_len} items"
         raise ValueError(f"{name} must hold at least {least}, got {len(out)}")

@@ -134,7 +134,11 @@ def sft(
     lr = require_float("lr", lr, low=0.0, low_open=True)
     rng = random.Random(require_seed("seed", seed))
     context = model.config.context
-    batch_of(pairs[:1], context)  # a malformed pair fails here, naming pairs, not mid-training
+    for i, pair in enumerate(pairs):  # every pair, here: a bad one must not fail mid-training
+        try:
+            batch_of([pair], context)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"pairs[{i}]: {err}") from None
 
     def batches():
         return batch_of([rng.choice(pairs) for _ in range(batch_size)], context)

@@ -71,7 +71,7 @@ def _require_answers(answers: Iterable[str | None], name: str = "answers") -> li
     """
     if isinstance(answers, str) or not isinstance(answers, Iterable):
         raise TypeError(f"{name} must be an iterable of str | None, got {type(answers).__name__}")
-    answers = list(answers)
+    answers = require_sequence(name, answers)  # read no further than a cap: never endlessly
     for answer in answers:
         if answer is not None and not isinstance(answer, str):
             raise TypeError(f"{name} must contain only str or None, got {type(answer).__name__}")

@@ -293,6 +293,11 @@ class TinyGPT(nn.Module):
             )
         if t == 0:
             raise ValueError("idx must hold at least one token")
+        low, high = int(idx.min()), int(idx.max())
+        if low < 0 or high >= self.config.vocab_size:  # else the embedding fails inside torch
+            raise ValueError(
+                f"idx must hold token ids in [0, {self.config.vocab_size}), got {low}..{high}"
+            )
         pos = torch.arange(start, start + t)
         x = self.wte(idx) + self.wpe(pos)
         for layer, block in enumerate(self.blocks):

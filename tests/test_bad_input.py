@@ -611,3 +611,60 @@ def test_the_small_r1_loaders_validate_their_fields(loader, default, change, fie
     with pytest.raises(ValueError, match=field) as err:
         getattr(r1_runs, loader)(path)
     assert str(path) in str(err.value)
+
+
+# ------------------------------------------------------------ issue 29: the open classes
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: reasoning.majority_vote(itertools.repeat("7")),
+        lambda: reasoning.vote_distribution(itertools.count()),
+        lambda: evaluation.cons_at_k(itertools.repeat("7"), "7", 3),
+    ],
+)
+def test_an_endless_iterator_is_refused_not_read_forever(call):
+    start = time.perf_counter()
+    with pytest.raises((ValueError, TypeError), match="at most|must"):
+        call()
+    assert time.perf_counter() - start < 30
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: reasoning.condorcet_majority_prob(10**400, 3), "p"),
+        (lambda: reasoning.condorcet_majority_prob(0.6, 10**5000), "n"),
+        (lambda: reasoning.best_of_n_accuracy(0.5, 3, 10**400), "separation"),
+        (lambda: grpo.group_relative_advantages(torch.tensor([1.0, 0.0]), eps=10**400), "eps"),
+    ],
+)
+def test_a_huge_int_is_refused_naming_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} ") as err:
+        call()
+    assert "digits" in str(err.value)  # its size, not CPython's 4,300-digit error or a float's
+
+
+def test_standardising_huge_rewards_keeps_their_signs():
+    # Before: (1e20)**2 overflowed float32, the std became inf and the advantages [0, -0].
+    adv = grpo.group_relative_advantages(torch.tensor([[1e20, -1e20], [3.0, 1.0]]))
+    assert torch.allclose(adv, torch.tensor([[1.0, -1.0], [1.0, -1.0]]), atol=1e-5)
+
+
+def test_sft_refuses_a_bad_later_pair_before_training():
+    from r1_pipeline import cold_start_set, sft
+
+    model = TinyGPT(SMALL, seed=0)
+    before = [p.detach().clone() for p in model.parameters()]
+    pairs = [*cold_start_set(4, seed=0), ("7+5", 12)]  # the fifth completion is not a str
+    with pytest.raises(TypeError, match=r"pairs\[4\]"):
+        sft(model, pairs, steps=2, batch_size=2)
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+
+
+def test_an_out_of_vocabulary_token_id_is_refused_by_the_model():
+    model = TinyGPT(SMALL, seed=0)
+    for bad in (SMALL.vocab_size, -1):
+        with pytest.raises(ValueError, match=r"^idx .*token ids in \[0, "):
+            model(torch.tensor([[1, bad]]))
