@@ -481,6 +481,172 @@ def length_drift_figure(records: list[dict], labels: dict):
                    "update step", "mean chain length (tokens)")
 
 
+
+# --- chapter 6 -----------------------------------------------------------------------------
+
+GSPO_SPIKES = (3, 8)  # widgets/gspo_weights.js SPIKE_POSITIONS: the two misbehaving tokens
+
+
+def gspo_token_weights(log_ratio: Sequence[float], jump_a: float, jump_b: float) -> tuple:
+    """GRPO's per-token ratios w_t and GSPO's one s = exp(mean log-ratio) for a response whose
+    tokens GSPO_SPIKES jump by ``jump_a`` and ``jump_b`` (gspo_math.js tokenVsSequenceWeights,
+    the mirror of gspo.per_token_vs_sequence_weights given its seeded noise)."""
+    logs = [require_float("log_ratio", v) for v in log_ratio]
+    if len(logs) <= max(GSPO_SPIKES):
+        raise ValueError(f"log_ratio must hold more than {max(GSPO_SPIKES)} tokens")
+    for pos, jump in zip(GSPO_SPIKES, (jump_a, jump_b), strict=True):
+        logs[pos] += require_float("jump", jump, low=-3.0, high=3.0)
+    return [math.exp(v) for v in logs], math.exp(sum(logs) / len(logs))
+
+
+def gspo_weights_figure(noise: list[dict], jump_a: float = 1.4, jump_b: float = -1.1,
+                        length: int = 12):
+    """Chapter 6 (widgets/gspo_weights.js gspoWeightsChart): GRPO's weight on each token of one
+    response (log axis), two tokens misbehaving, against GSPO's one weight s for every token, with
+    GRPO's clip band; the jump of token 3 (the widget's first slider, -3 to 3 by 0.1) on a
+    slider."""
+    _records("noise", noise, ["length", "log_ratio"], ["length"])
+    mine = [r["log_ratio"] for r in noise if r["length"] == length]
+    if not mine:
+        raise ValueError(f"length must be one of {[r['length'] for r in noise]}, got {length!r}")
+    go = _go()
+    stops = [round(-3 + 0.1 * i, 1) for i in range(61)]
+    if jump_a not in stops:
+        raise ValueError(f"jump_a must be one of -3.0, -2.9, ..., 3.0, got {jump_a!r}")
+    positions = list(range(len(mine[0])))
+
+    def at(a: float) -> list:
+        w, s = gspo_token_weights(mine[0], a, jump_b)
+        odd = [t in GSPO_SPIKES for t in positions]
+        return [
+            go.Scatter(x=[t for t in positions if not odd[t]], y=[w[t] for t in positions
+                                                                  if not odd[t]],
+                       name="ordinary token", mode="markers", marker={"color": COLOURS[1]}),
+            go.Scatter(x=list(GSPO_SPIKES), y=[w[t] for t in GSPO_SPIKES],
+                       name="misbehaving token", mode="markers",
+                       marker={"color": "#d62728", "size": 10}),
+            go.Scatter(x=[-0.5, len(positions) - 0.5], y=[s, s], name="GSPO: s for every token",
+                       mode="lines", line={"color": "#ef8a2f", "width": 3}),
+        ]
+
+    fig = _figure([], f"Weight on each token's gradient, GRPO against GSPO ({length} tokens, "
+                  f"token 8 jumps by {jump_b})", "token position t",
+                  "weight on the token's gradient (log scale)", yaxis_type="log",
+                  yaxis_range=[math.log10(0.04), math.log10(25)])
+    fig.add_hrect(y0=0.8, y1=1.2, fillcolor=COLOURS[1], opacity=0.1, line_width=0)
+    return _with_slider(fig, stops, at, jump_a, "log-ratio jump of token 3")
+
+
+def length_variance_figure(mc: list[dict], v: float = 0.04, length: int = 128):
+    """Chapter 6 (widgets/length_variance.js): on log axes, the variance of one token's
+    log-weight, of the raw product over L tokens and of GSPO's geometric mean against L (closed
+    forms, gspo.log_ratio_variances) with the Monte-Carlo dots, L marked; v on a slider."""
+    from gspo import log_ratio_variances
+
+    keys = ["v", "length", "token_mc", "product_mc", "seq_mc"]
+    _records("mc", mc, keys, keys)
+    go = _go()
+    stops = sorted({r["v"] for r in mc})
+    if v not in stops:
+        raise ValueError(f"v must be one of {stops}, got {v!r}")
+    series = [("token", "one token's weight (GRPO): v"), ("product", "raw product of ratios: L·v"),
+              ("seq", "GSPO's s: v / L")]
+    colours = ["#4269d0", "#d62728", "#ef8a2f"]
+
+    def at(q: float) -> list:
+        dots = sorted((r for r in mc if r["v"] == q), key=lambda r: r["length"])
+        lengths = list(range(1, max(r["length"] for r in dots) + 1))
+        laws = [log_ratio_variances(q, L) for L in lengths]
+        traces = []
+        for (key, name), colour in zip(series, colours, strict=True):
+            traces += [go.Scatter(x=lengths, y=[law[key] for law in laws], name=name,
+                                  mode="lines", line={"color": colour, "width": 2}),
+                       go.Scatter(x=[r["length"] for r in dots], y=[r[f"{key}_mc"] for r in dots],
+                                  name=f"{name} (simulated)", mode="markers",
+                                  marker={"color": colour, "symbol": "circle-open", "size": 8})]
+        return traces + [go.Scatter(x=[length, length], y=[1e-5, 20], name=f"L = {length}",
+                                    mode="lines", line={"color": "#999999", "dash": "dash"})]
+
+    fig = _figure([], "Variance of the log-weight against response length", "response length L "
+                  "(tokens)", "variance of the log-weight", xaxis_type="log", yaxis_type="log")
+    return _with_slider(fig, stops, at, v, "per-token log-ratio variance v")
+
+
+def routing_flips_figure(records: list[dict], jump: float = 2, k: int = 4):
+    """Chapter 6 (widgets/routing_flips.js): on a log axis, the largest token ratio, the raw
+    product of ratios and GSPO's s against the number of tokens whose expert flipped (log-ratio
+    jump ``jump``), the chosen count's dots marked; that count (the widget's "Tokens whose expert
+    flipped") on a slider."""
+    keys = ["jump", "num_flipped", "max_token_ratio", "product_ratio", "seq_ratio"]
+    _records("records", records, keys, keys)
+    go = _go()
+    rows = sorted((r for r in records if r["jump"] == jump), key=lambda r: r["num_flipped"])
+    if not rows:
+        raise ValueError(f"jump must be one of {sorted({r['jump'] for r in records})}, "
+                         f"got {jump!r}")
+    stops = [r["num_flipped"] for r in rows]
+    if k not in stops:
+        raise ValueError(f"k must be one of {stops}, got {k!r}")
+    series = [("max_token_ratio", "largest token ratio (GRPO)"),
+              ("product_ratio", "raw product of all ratios"), ("seq_ratio", "GSPO's s")]
+    colours = ["#4269d0", "#d62728", "#ef8a2f"]
+
+    def at(kk: int) -> list:
+        here = next(r for r in rows if r["num_flipped"] == kk)
+        traces = []
+        for (key, name), colour in zip(series, colours, strict=True):
+            traces += [go.Scatter(x=stops, y=[r[key] for r in rows], name=name, mode="lines",
+                                  line={"color": colour, "width": 2}),
+                       go.Scatter(x=[kk], y=[here[key]], name=f"{name} at k = {kk}",
+                                  mode="markers", marker={"color": colour, "size": 10})]
+        return traces
+
+    fig = _figure([], f"Importance weights against the number of flipped experts (jump {jump})",
+                  "tokens whose expert flipped (of 256)", "importance weight", yaxis_type="log")
+    return _with_slider(fig, stops, at, k, "tokens whose expert flipped")
+
+
+def gspo_training_figure(curve: list[dict], clip_runs: list[dict],
+                         default: str = "GSPO, clip 0.03 / 0.04 (the toy's)"):
+    """Chapter 6 (widgets/gspo_weights.js trainingCurvesChart): p(correct token) at each update
+    of every toy run, the chosen run bold, and (below) the share of its tokens clipped at each
+    update; the run (the widget's "Training run") on a slider. ``curve`` is the toy GSPO run,
+    named ``default`` as the page names it."""
+    from plotly.subplots import make_subplots
+
+    keys = ["step", "p_correct", "clip_fraction"]
+    _records("curve", curve, keys, keys)
+    _records("clip_runs", clip_runs, ["run", *keys], keys)
+    require_str("default", default)
+    rows = [{"run": default, **r} for r in curve] + list(clip_runs)
+    runs = list(dict.fromkeys(r["run"] for r in rows))
+    go = _go()
+
+    def at(chosen: str) -> list:
+        traces = []
+        for i, run in enumerate(runs):
+            mine = [r for r in rows if r["run"] == run]
+            traces.append(go.Scatter(x=[r["step"] for r in mine], y=[r["p_correct"] for r in mine],
+                                     name=run, mode="lines", opacity=1 if run == chosen else 0.35,
+                                     line={"color": COLOURS[i % len(COLOURS)],
+                                           "width": 3.5 if run == chosen else 1.5}))
+        updates = [r for r in rows if r["run"] == chosen and r["step"] > 0]
+        traces.append(go.Bar(x=[r["step"] for r in updates],
+                             y=[r["clip_fraction"] for r in updates],
+                             name=f"share clipped, {chosen}", xaxis="x2", yaxis="y2",
+                             marker={"color": COLOURS[runs.index(chosen) % len(COLOURS)]}))
+        return traces
+
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3],
+                        vertical_spacing=0.08)
+    fig.update_layout(title="p(correct token) during training, and the share of tokens clipped",
+                      template="plotly_white", legend={"orientation": "h", "y": -0.3},
+                      margin={"t": 60, "r": 20, "b": 40, "l": 60})
+    fig.update_yaxes(title_text="p(correct token)", range=[0, 1], row=1, col=1)
+    fig.update_yaxes(title_text="share clipped", range=[0, 1], row=2, col=1)
+    fig.update_xaxes(title_text="update", row=2, col=1)
+    return _with_slider(fig, runs, at, default, "training run")
+
 # --- chapter 9 -----------------------------------------------------------------------------
 
 
@@ -548,3 +714,194 @@ def budget_figure(rows: list[dict], problems: int, labels: dict, model: str = "c
                   "thinking budget (tokens before ####)",
                   f"accuracy, greedy, {problems} held-out problems", yaxis_range=[0, 1])
     return _with_slider(fig, stops, curves, model, "model", lambda m: labels[m])
+
+
+# --- chapter 11 ----------------------------------------------------------------------------
+
+# widgets/r1_runs.js METRICS and ZERO_METRICS: each statistic's source, key and axis label.
+R1_METRICS = {
+    "held-out pass@1": ("curves", "pass1", "held-out pass@1"),
+    "training reward": ("train", "reward", "mean reward of the step's chains"),
+    "training accuracy": ("train", "accuracy", "share of the step's chains that are right"),
+    "zero-advantage groups": ("train", "zero_adv", "share of groups with all rewards equal"),
+    "KL to the reference": ("train", "kl", "k3 KL per token to the starting model"),
+}
+R1_ZERO_METRICS = {
+    "held-out pass@1": ("pass1", "held-out pass@1"),
+    "bare answers": ("bare", "share of samples that are bare answers"),
+    "mean length": ("length", "mean length of a sample (tokens)"),
+}
+
+
+def _train_rows(train: dict) -> list[dict]:
+    """The page's ``transpose(r1_train)``: one dict per run and step from the column dict."""
+    _mapping("train", train, ["run", "objective", "seed", "step"])
+    lengths = {len(v) for v in train.values()}
+    if len(lengths) != 1:
+        raise ValueError(f"train's columns must have one length, got {sorted(lengths)}")
+    return [dict(zip(train, row, strict=True)) for row in zip(*train.values(), strict=True)]
+
+
+def _runs(rows: list[dict]) -> dict[str, list[dict]]:
+    """Rows grouped by run, each run's rows in step order (r1_runs.js byRun)."""
+    runs: dict[str, list[dict]] = {}
+    for r in rows:
+        runs.setdefault(r["run"], []).append(r)
+    return {run: sorted(mine, key=lambda r: r["step"]) for run, mine in runs.items()}
+
+
+def r1_smoothed(train: dict, objective: str, key: str, window: int = 8) -> dict[str, tuple]:
+    """Each run of ``objective``: its steps and the trailing mean of ``key`` (r1_runs.js
+    smoothedSeries; r1_pipeline.smooth is the mean its JS mirror computes), gaps dropped."""
+    from r1_pipeline import smooth
+
+    out = {}
+    for run, mine in _runs([r for r in _train_rows(train) if r["objective"] == objective]).items():
+        pairs = [(r["step"], v) for r, v in zip(mine, smooth([r[key] for r in mine], window),
+                                               strict=True) if v is not None]
+        out[run] = (mine[0]["seed"], [s for s, _ in pairs], [v for _, v in pairs])
+    return out
+
+
+def _seed_line(x, y, name: str, i: int, seed: int, **kw: Any):
+    go = _go()
+    return go.Scatter(x=list(x), y=list(y), name=name, mode=kw.pop("mode", "lines"),
+                      line={"color": COLOURS[i % len(COLOURS)],
+                            "dash": "dash" if seed else "solid", "width": 2}, **kw)
+
+
+def r1_objective_curves_figure(train: dict, curves: list[dict], labels: dict, setup: dict,
+                               metric: str = "held-out pass@1",
+                               objectives: Sequence[str] = ("grpo", "dr_grpo", "dapo"),
+                               window: int = 8):
+    """Chapter 11 (widgets/r1_runs.js objectiveCurves): a statistic over the RL steps, one line
+    per run of the chosen objectives (seed 1 dashed): the held-out pass@1 with its 95% bars, or
+    a training statistic as a trailing mean over ``window`` steps; the statistic (the widget's
+    "Statistic") on a slider."""
+    _records("curves", curves, ["run", "objective", "seed", "step", "pass1", "lo", "hi"],
+             ["seed", "step", "pass1", "lo", "hi"])
+    _mapping("labels", labels, list(objectives))
+    _mapping("setup", setup, ["problems", "curveSamples"])
+    require_int("window", window, low=1)
+    if metric not in R1_METRICS:
+        raise ValueError(f"metric must be one of {list(R1_METRICS)}, got {metric!r}")
+    order = list(labels)
+
+    def at(name: str) -> list:
+        source, key, _ = R1_METRICS[name]
+        traces = []
+        for objective in objectives:
+            i = order.index(objective)
+            if source == "curves":
+                runs = _runs([r for r in curves if r["objective"] == objective])
+                for mine in runs.values():
+                    seed = mine[0]["seed"]
+                    traces.append(_seed_line(
+                        [r["step"] for r in mine], [r["pass1"] for r in mine],
+                        f"{labels[objective]}, seed {seed}", i, seed, mode="lines+markers",
+                        error_y={"type": "data", "symmetric": False,
+                                 "array": [r["hi"] - r["pass1"] for r in mine],
+                                 "arrayminus": [r["pass1"] - r["lo"] for r in mine]}))
+            else:
+                for seed, x, y in r1_smoothed(train, objective, key, window).values():
+                    traces.append(_seed_line(x, y, f"{labels[objective]}, seed {seed}", i, seed))
+        return traces
+
+    fig = _figure([], "A statistic of the RL runs against the RL step (seed 1 dashed)",
+                  "RL step", f"{R1_METRICS[metric][2]} (the slider's statistic)")
+    return _with_slider(fig, list(R1_METRICS), at, metric, "statistic")
+
+
+def r1_zero_figure(rows: list[dict], setup: dict, metric: str = "held-out pass@1"):
+    """Chapter 11 (widgets/r1_runs.js zeroCurves): R1-Zero (RL from the base) against RL from
+    the cold start, a held-out statistic at each check-up, two seeds each (seed 1 dashed); the
+    statistic (the widget's "R1-Zero statistic") on a slider."""
+    keys = ["seed", "step", "pass1", "bare", "length"]
+    _records("rows", rows, ["run", "start", *keys], keys)
+    _mapping("setup", setup, ["curveSamples"])
+    if metric not in R1_ZERO_METRICS:
+        raise ValueError(f"metric must be one of {list(R1_ZERO_METRICS)}, got {metric!r}")
+    starts = list(dict.fromkeys(r["start"] for r in rows))
+
+    def at(name: str) -> list:
+        key = R1_ZERO_METRICS[name][0]
+        traces = []
+        for mine in _runs(rows).values():
+            seed, start = mine[0]["seed"], mine[0]["start"]
+            traces.append(_seed_line([r["step"] for r in mine], [r[key] for r in mine],
+                                     f"{start}, seed {seed}", starts.index(start), seed,
+                                     mode="lines+markers"))
+        return traces
+
+    fig = _figure([], "R1-Zero against RL from the cold start (seed 1 dashed)", "RL step",
+                  "the slider's statistic at each held-out check-up "
+                  f"({setup['curveSamples']} samples a problem)")
+    return _with_slider(fig, list(R1_ZERO_METRICS), at, metric, "statistic")
+
+
+def r1_pass_at_k_curve(finals: dict, model: str) -> tuple[list[int], list[float]]:
+    """A model's benchmark pass@k at k = 1, 2, 4, ... n from its per-problem counts
+    (r1_runs.js passAtKCurvesOf; evaluation.mean_pass_at_k is what its meanPassAtK mirrors)."""
+    from evaluation import mean_pass_at_k
+    from multipath_reasoner import powers_of_two
+
+    _mapping("finals", finals, [model])
+    n, counts = finals[model]["n"], finals[model]["counts"]
+    ks = powers_of_two(n)
+    return ks, [mean_pass_at_k([(n, c) for c in counts], k) for k in ks]
+
+
+def r1_pass_at_k_figure(finals: dict, setup: dict, before: str = "cold",
+                        after: str = "rl_grpo_s0", k: int = 1):
+    """Chapter 11 (widgets/r1_runs.js passAtKBeforeAfter): pass@k against k (log axis) for the
+    model before RL and one after it, k marked by a rule; k (the widget's "k (samples per
+    problem)") on a slider at the curve's k."""
+    _mapping("finals", finals, [before, after])
+    _mapping("setup", setup, ["problems"])
+    go = _go()
+    curves = {m: r1_pass_at_k_curve(finals, m) for m in (before, after)}
+    n = min(finals[before]["n"], finals[after]["n"])
+    require_int("k", k, low=1, high=n)
+    stops = sorted({*curves[before][0], k})
+
+    def at(kk: int) -> list:
+        traces = [go.Scatter(x=list(ks), y=list(ps), name=finals[m]["label"], mode="lines+markers",
+                             line={"color": colour, "width": 2.5})
+                  for (m, (ks, ps)), colour in zip(curves.items(), ["#888888", "#e07b00"],
+                                                   strict=True)]
+        traces.append(go.Scatter(x=[kk, kk], y=[0, 1], name=f"k = {kk}", mode="lines",
+                                 line={"color": "#999999", "dash": "dash"}))
+        return traces
+
+    fig = _figure([], "pass@k before and after RL", "samples per problem k",
+                  f"pass@k on {setup['problems']} held-out problems", yaxis_range=[0, 1],
+                  xaxis_type="log")
+    return _with_slider(fig, stops, at, k, "k")
+
+
+def r1_length_figure(train: dict, labels: dict, setup: dict,
+                     objectives: Sequence[str] = ("grpo", "dr_grpo"), window: int = 8):
+    """Chapter 11 (widgets/r1_runs.js lengthCurves): the trailing mean length of the right
+    chains (top) and the wrong ones (bottom) over the RL steps, one line per run of the chosen
+    objectives (seed 1 dashed)."""
+    from plotly.subplots import make_subplots
+
+    _mapping("labels", labels, list(objectives))
+    _mapping("setup", setup, ["batchChains"])
+    require_int("window", window, low=1)
+    order = list(labels)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                        subplot_titles=["right chains", "wrong chains"])
+    for row, chains in enumerate(["right", "wrong"], start=1):
+        for objective in objectives:
+            i = order.index(objective)
+            for seed, x, y in r1_smoothed(train, objective, f"length_{chains}", window).values():
+                fig.add_trace(_seed_line(x, y, f"{labels[objective]}, seed {seed}, {chains} chains",
+                                         i, seed), row=row, col=1)
+    title = (f"Mean length of the right and of the wrong chains during RL (trailing mean over "
+             f"{window} steps, {setup['batchChains']} chains a step)")
+    fig.update_layout(title=title, template="plotly_white", legend={"orientation": "h", "y": -0.2},
+                      margin={"t": 80, "r": 20, "b": 40, "l": 60})
+    fig.update_xaxes(title_text="RL step", row=2, col=1)
+    fig.update_yaxes(title_text="mean length (tokens)")
+    return fig

@@ -279,3 +279,160 @@ def test_budget_twin() -> None:
             assert mine
             assert _xy(_trace(fig, name, stop)) == ([r["budget"] for r in mine],
                                                     [r["accuracy"] for r in mine])
+
+
+def _columns_to_rows(train: dict) -> list[dict]:
+    return [dict(zip(train, row, strict=True)) for row in zip(*train.values(), strict=True)]
+
+
+def test_r1_objective_curves_twin() -> None:
+    from r1_pipeline import smooth
+
+    d = _defines("11-r1-pipeline")
+    train, curves, labels = d["r1_train"], d["r1_curves"], d["r1_labels"]
+    fig = figures.r1_objective_curves_figure(train, curves, labels, d["r1_setup"])
+    assert _stops(fig) == list(figures.R1_METRICS)
+    rows = _columns_to_rows(train)
+    for stop, (source, key, _) in enumerate(figures.R1_METRICS.values()):
+        for objective in ["grpo", "dr_grpo", "dapo"]:
+            for seed in [0, 1]:
+                line = _trace(fig, f"{labels[objective]}, seed {seed}", stop)
+                assert line.visible == (stop == 0)
+                if source == "curves":
+                    mine = sorted((r for r in curves if r["objective"] == objective
+                                   and r["seed"] == seed), key=lambda r: r["step"])
+                    assert _xy(line) == ([r["step"] for r in mine], [r["pass1"] for r in mine])
+                    assert list(line.error_y.array) == [r["hi"] - r["pass1"] for r in mine]
+                else:
+                    mine = sorted((r for r in rows if r["objective"] == objective
+                                   and r["seed"] == seed), key=lambda r: r["step"])
+                    means = smooth([r[key] for r in mine], 8)
+                    assert _xy(line) == ([r["step"] for r, v in zip(mine, means, strict=True)
+                                          if v is not None], [v for v in means if v is not None])
+        assert len([t for t in fig.data if t.meta["stop"] == stop]) == 6
+
+
+def test_r1_zero_twin() -> None:
+    d = _defines("11-r1-pipeline")
+    rows = d["r1_zero"]
+    fig = figures.r1_zero_figure(rows, d["r1_setup"])
+    assert _stops(fig) == list(figures.R1_ZERO_METRICS)
+    runs = {r["run"] for r in rows}
+    for stop, (key, _) in enumerate(figures.R1_ZERO_METRICS.values()):
+        for run in runs:
+            mine = sorted((r for r in rows if r["run"] == run), key=lambda r: r["step"])
+            line = _trace(fig, f"{mine[0]['start']}, seed {mine[0]['seed']}", stop)
+            assert _xy(line) == ([r["step"] for r in mine], [r[key] for r in mine])
+            assert (line.line.dash == "dash") == bool(mine[0]["seed"])
+        assert len([t for t in fig.data if t.meta["stop"] == stop]) == len(runs)
+
+
+def test_r1_pass_at_k_twin() -> None:
+    d = _defines("11-r1-pipeline")
+    finals = d["r1_finals"]
+    fig = figures.r1_pass_at_k_figure(finals, d["r1_setup"], before="cold", after="rl_grpo_s0")
+    n = finals["cold"]["n"]
+    ks = [2 ** i for i in range(n.bit_length()) if 2 ** i <= n]
+    ks = ks if ks[-1] == n else [*ks, n]
+    assert _stops(fig) == [str(k) for k in ks]
+    for stop, k in enumerate(ks):
+        for m in ["cold", "rl_grpo_s0"]:
+            counts = finals[m]["counts"]
+            want = [sum(pass_at_k(n, c, kk) for c in counts) / len(counts) for kk in ks]
+            x, y = _xy(_trace(fig, finals[m]["label"], stop))
+            assert x == ks and y == pytest.approx(want, abs=1e-12)
+        rule = _trace(fig, f"k = {k}", stop)
+        assert list(rule.x) == [k, k] and rule.visible == (k == 1)
+
+
+def test_r1_length_twin() -> None:
+    from r1_pipeline import smooth
+
+    d = _defines("11-r1-pipeline")
+    train, labels = d["r1_train"], d["r1_labels"]
+    fig = figures.r1_length_figure(train, labels, d["r1_setup"])
+    rows = _columns_to_rows(train)
+    assert len(fig.data) == 2 * 2 * 2
+    for chains, axis in [("right", "y"), ("wrong", "y2")]:
+        for objective in ["grpo", "dr_grpo"]:
+            for seed in [0, 1]:
+                mine = sorted((r for r in rows if r["objective"] == objective
+                               and r["seed"] == seed), key=lambda r: r["step"])
+                means = smooth([r[f"length_{chains}"] for r in mine], 8)
+                line = _trace(fig, f"{labels[objective]}, seed {seed}, {chains} chains")
+                assert line.yaxis == axis
+                assert _xy(line) == ([r["step"] for r, v in zip(mine, means, strict=True)
+                                      if v is not None], [v for v in means if v is not None])
+
+
+def test_gspo_weights_twin_matches_the_python_weights_at_every_stop() -> None:
+    from gspo import per_token_vs_sequence_weights
+
+    noise = _defines("06-gspo")["gspo_weight_noise"]
+    fig = figures.gspo_weights_figure(noise, jump_a=1.4, jump_b=-1.1, length=12)
+    stops = [float(s) for s in _stops(fig)]
+    assert stops[0] == -3.0 and stops[-1] == 3.0 and len(stops) == 61
+    for stop, a in enumerate(stops):
+        rows = per_token_vs_sequence_weights(seq_len=12, spikes=((3, a), (8, -1.1)))
+        odd = _trace(fig, "misbehaving token", stop)
+        assert list(odd.x) == [3, 8]
+        assert list(odd.y) == pytest.approx([rows[3]["token_weight"], rows[8]["token_weight"]],
+                                            rel=1e-12)
+        plain = _trace(fig, "ordinary token", stop)
+        assert list(plain.y) == pytest.approx([r["token_weight"] for r in rows
+                                               if not r["misbehaving"]], rel=1e-12)
+        s = _trace(fig, "GSPO: s for every token", stop)
+        assert list(s.y) == pytest.approx([rows[0]["seq_weight"]] * 2, rel=1e-12)
+        assert s.visible == (a == 1.4)
+
+
+def test_length_variance_twin() -> None:
+    from gspo import log_ratio_variances
+
+    mc = _defines("06-gspo")["variance_mc"]
+    fig = figures.length_variance_figure(mc, v=0.04, length=128)
+    vs = sorted({r["v"] for r in mc})
+    assert _stops(fig) == [str(v) for v in vs]
+    for stop, v in enumerate(vs):
+        dots = sorted((r for r in mc if r["v"] == v), key=lambda r: r["length"])
+        lengths = list(range(1, max(r["length"] for r in dots) + 1))
+        for key, name in [("token", "one token's weight (GRPO): v"),
+                          ("product", "raw product of ratios: L·v"), ("seq", "GSPO's s: v / L")]:
+            assert _xy(_trace(fig, name, stop)) == (
+                lengths, [log_ratio_variances(v, L)[key] for L in lengths])
+            assert _xy(_trace(fig, f"{name} (simulated)", stop)) == (
+                [r["length"] for r in dots], [r[f"{key}_mc"] for r in dots])
+
+
+def test_routing_flips_twin() -> None:
+    records = _defines("06-gspo")["routing_flips"]
+    fig = figures.routing_flips_figure(records, jump=2, k=4)
+    rows = sorted((r for r in records if r["jump"] == 2), key=lambda r: r["num_flipped"])
+    ks = [r["num_flipped"] for r in rows]
+    assert _stops(fig) == [str(k) for k in ks] and ks[0] == 0 and ks[-1] == 32
+    for stop, k in enumerate(ks):
+        here = rows[stop]
+        for key, name in [("max_token_ratio", "largest token ratio (GRPO)"),
+                          ("product_ratio", "raw product of all ratios"),
+                          ("seq_ratio", "GSPO's s")]:
+            assert _xy(_trace(fig, name, stop)) == (ks, [r[key] for r in rows])
+            dot = _trace(fig, f"{name} at k = {k}", stop)
+            assert _xy(dot) == ([k], [here[key]]) and dot.visible == (k == 4)
+
+
+def test_gspo_training_twin() -> None:
+    d = _defines("06-gspo")
+    default = "GSPO, clip 0.03 / 0.04 (the toy's)"
+    fig = figures.gspo_training_figure(d["gspo_curve"], d["clip_runs"], default)
+    rows = [{"run": default, **r} for r in d["gspo_curve"]] + d["clip_runs"]
+    runs = list(dict.fromkeys(r["run"] for r in rows))
+    assert _stops(fig) == runs and len(runs) > 1
+    for stop, chosen in enumerate(runs):
+        for run in runs:
+            mine = [r for r in rows if r["run"] == run]
+            line = _trace(fig, run, stop)
+            assert _xy(line) == ([r["step"] for r in mine], [r["p_correct"] for r in mine])
+            assert (line.line.width == 3.5) == (run == chosen)
+        updates = [r for r in rows if r["run"] == chosen and r["step"] > 0]
+        assert _xy(_trace(fig, f"share clipped, {chosen}", stop)) == (
+            [r["step"] for r in updates], [r["clip_fraction"] for r in updates])
