@@ -276,7 +276,7 @@ def add_rechecks(chain: str, rng: random.Random, recheck_share: float, max_chars
     repeated (``7+5=12;7+5=12;12-3=9;####9``). Re-checks that would push the chain past
     ``max_chars`` characters are skipped, so the trace always fits the model's context. The
     answer and its correctness are untouched: only the *length* of the thinking varies, which is
-    what chapter 11 needs to watch an RL objective's length bias.
+    what chapter 12 needs to watch an RL objective's length bias.
     """
     require_str("chain", chain)
     _require_rng(rng)
@@ -309,7 +309,7 @@ def make_trace(
     The slip's step is uniform over the chain's steps, its size uniform on {-2, -1, +1, +2}.
     Draws: one ``rng.random()``, plus ``rng.randrange`` and ``rng.choice`` when slipping.
 
-    Two optional ingredients make the *pre-training mix* of chapter 11 (both off by default, and
+    Two optional ingredients make the *pre-training mix* of chapter 12 (both off by default, and
     then no extra draws are made, so the chapter 2 reasoner's data are unchanged):
 
     * ``answer_only_share``: that share of traces is the bare answer ``####N`` with no thinking,

@@ -7,7 +7,7 @@ never loads the training code.
 
 from __future__ import annotations
 
-#: Key -> display name, in the order the chapters introduce the objectives (chapters 4 to 8).
+#: Key -> display name, in the order the chapters introduce the objectives (chapters 5 to 9).
 OBJECTIVE_LABELS: dict[str, str] = {
     "grpo": "GRPO",
     "dr_grpo": "Dr. GRPO",

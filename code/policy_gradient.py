@@ -11,7 +11,7 @@ The log-probability of a chain is the sum of its tokens' log-probabilities, so t
 chain is the sum of its tokens' scores. Subtracting a baseline ``b`` that does not depend on the
 chain leaves the expectation unchanged (``E[grad log pi] = grad sum_o pi(o) = grad 1 = 0``) and,
 chosen well, shrinks the variance: ``A = R - b`` is the *advantage*. The baseline used from
-chapter 4 on is the mean reward of the other answers sampled for the same prompt (the group).
+chapter 5 on is the mean reward of the other answers sampled for the same prompt (the group).
 
 ``reinforce_surrogate`` is the loss whose gradient is that estimator; it takes the signature all
 the book's objectives share, ``loss(logp_new, logp_old, advantages, mask=None)``, so the trainer

@@ -528,7 +528,7 @@ def _all_leaves(key: Key) -> tuple[bool, ...]:
 
     It walks ``key_thoughts``, the fast form of ``propose_steps`` (the same moves in the same
     order, as exact integer keys): building every ``Step`` and its Fractions took 0.3 s of
-    chapter 10's render for the same leaves.
+    chapter 11's render for the same leaves.
     """
     if len(key) == 1:
         return (key == _TWENTY_FOUR,)

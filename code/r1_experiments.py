@@ -1,4 +1,4 @@
-"""Chapter 11's recorded experiments as a job graph: the settings, the jobs, their dependencies.
+"""Chapter 12's recorded experiments as a job graph: the settings, the jobs, their dependencies.
 
 The jobs form the R1 pipeline (`r1_pipeline`) and the objective comparison (`rl_reasoner`):
 
@@ -490,7 +490,7 @@ SCRIPT_JOBS = {
 
 
 def graph(s: Settings | None = None) -> dict[str, Job]:
-    """Every job of chapter 11's runs, by name, with its dependencies."""
+    """Every job of chapter 12's runs, by name, with its dependencies."""
     s = Settings() if s is None else s
     if not isinstance(s, Settings):
         raise TypeError(f"s must be a Settings or None, got {type(s).__name__}")
@@ -510,7 +510,7 @@ def graph(s: Settings | None = None) -> dict[str, Job]:
         jobs.append(Job(f"zero_s{seed}", job_rl, (s, "grpo", seed), ("base4",)))
         jobs.append(Job(f"student_rl_s{seed}", job_rl, (s, "grpo", seed), ("base2",)))
     # Two objectives' seed-0 jobs once more, each as a job of its own: on the machine that made
-    # the record a rerun must repeat it bit for bit whichever worker runs it, and chapter 11 shows
+    # the record a rerun must repeat it bit for bit whichever worker runs it, and chapter 12 shows
     # that it does (`r1_runs.rerun_agreement`). On another CPU the pair parts at the first sampled
     # token that lands differently (`r1_runs.other_machine`). Two, not five: each costs a full run.
     for objective in RERUN_OBJECTIVES:

@@ -1,6 +1,6 @@
 """The DeepSeek-R1 recipe at laptop scale: pre-train, cold start, RL, rejection sampling, distil.
 
-The stages of chapter 11, each a few lines over the book's other modules:
+The stages of chapter 12, each a few lines over the book's other modules:
 
 * **Stage 0, the base.** `pretrain_base` trains a TinyGPT on a *web-like mix* (`PRETRAIN_MIX`):
   chains of thought that often slip, some re-checked steps, and a share of bare answers
@@ -50,7 +50,7 @@ from checks import (
 from evaluation import bootstrap_interval, pass_at_k
 from tiny_gpt import DATA_DIR, TinyGPT, TinyGPTConfig, sample, train
 
-# Chapter 11's recorded runs and its cold-start model (scripts/run_r1.py writes both), found from
+# Chapter 12's recorded runs and its cold-start model (scripts/run_r1.py writes both), found from
 # this file so the chapter's notebook reads them from any working directory.
 R1_RUNS_PATH = DATA_DIR / "r1_runs.json"
 R1_COLD_START_PATH = DATA_DIR / "r1_cold_start.json"
@@ -58,7 +58,7 @@ R1_COLD_START_PATH = DATA_DIR / "r1_cold_start.json"
 #: Stage 0's pre-training text: 45% of chains slip once, steps are re-checked at random, and
 #: 30% of the lines state a bare answer with no thinking at all.
 PRETRAIN_MIX = {"slip_share": 0.45, "recheck_share": 0.3, "answer_only_share": 0.3}
-# Size caps: past these a call would run for hours or allocate gigabytes (chapter 11's runs use
+# Size caps: past these a call would run for hours or allocate gigabytes (chapter 12's runs use
 # a few thousand pairs and samples, 800 steps, batches of 128).
 MAX_STEPS = 1_000_000
 MAX_BATCH = 100_000
@@ -280,7 +280,7 @@ def evaluate(
 def smooth(values: Sequence[float | None], window: int) -> list[float | None]:
     """Trailing moving average: point i is the mean of the finite values in the last `window`.
 
-    Missing values (None, NaN) are skipped; a window holding none gives None. Chapter 11 smooths
+    Missing values (None, NaN) are skipped; a window holding none gives None. Chapter 12 smooths
     per-step training statistics with it (`widgets/r1_pipeline_math.js` mirrors it).
     """
     values = require_sequence("values", values)

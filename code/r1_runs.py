@@ -1,4 +1,4 @@
-"""The recorded R1 runs (`data/r1_runs.json`) as the tables and values chapters 11 and 12 print.
+"""The recorded R1 runs (`data/r1_runs.json`) as the tables and values chapters 12 and 13 print.
 
 `scripts/run_r1.py` trains every stage of the R1 recipe on the tiny reasoner and writes one
 record per job: the pre-trained bases, the cold start, five RL objectives with two seeds each,
@@ -32,7 +32,7 @@ from objectives import OBJECTIVE_LABELS  # the five stage-2 objectives and their
 # module imports nothing that trains: reading the records must not need the training code.)
 #: The recorded runs (`scripts/run_r1.py` writes them).
 R1_RUNS_PATH = Path(__file__).resolve().parent.parent / "data" / "r1_runs.json"
-#: The recorded run of chapter 11's exercise 2 (`scripts/run_r1_exercise.py` writes it).
+#: The recorded run of chapter 12's exercise 2 (`scripts/run_r1_exercise.py` writes it).
 R1_EXERCISE3_PATH = R1_RUNS_PATH.with_name("r1_exercise3.json")
 #: One job run on two machines (`scripts/record_other_machine.py` writes it).
 R1_OTHER_MACHINE_PATH = R1_RUNS_PATH.with_name("r1_other_machine.json")
@@ -69,7 +69,7 @@ def load_records(path: str | os.PathLike = R1_RUNS_PATH) -> dict:
 
 
 def load_exercise3(path: str | os.PathLike = R1_EXERCISE3_PATH) -> dict:
-    """Chapter 11's exercise 2 as `scripts/run_r1_exercise.py` recorded it."""
+    """Chapter 12's exercise 2 as `scripts/run_r1_exercise.py` recorded it."""
     record = _load_json(path)
     for key in ("settings", "pass_at_1_before", "pass_at_1_after"):
         if key not in record:
@@ -488,7 +488,7 @@ def _cast_row(doc: Mapping, name: str, label: str, what: str) -> dict:
 
 
 def cast_table(doc: Mapping) -> list[dict]:
-    """Every model chapter 11 trains, measured the same way (one row each, first seeds only)."""
+    """Every model chapter 12 trains, measured the same way (one row each, first seeds only)."""
     _check_doc(doc)
     runs = doc["runs"]
     steps = runs["rl_grpo_s0"]["steps"]
@@ -541,7 +541,7 @@ def training_rows(doc: Mapping) -> list[dict]:
 
 
 def training_columns(doc: Mapping) -> dict[str, list]:
-    """``training_rows`` as columns, each key once: what chapter 11 hands the page.
+    """``training_rows`` as columns, each key once: what chapter 12 hands the page.
 
     The rows repeat eleven keys 800 times (163 KB of the page); as columns they take 67 KB,
     and OJS's ``transpose`` (Quarto's, for a DataFrame's columns) turns them back into rows.
@@ -963,7 +963,7 @@ def output_length_table(doc: Mapping) -> list[dict]:
 
 
 def output_length(doc: Mapping) -> dict:
-    """The length figures chapter 11's length section quotes.
+    """The length figures chapter 12's length section quotes.
 
     ``{objective}_{right|wrong}_{first|last}``: mean length (tokens) of right or wrong training
     chains over the first and the last steps; ``rechecks_{objective}``: re-checks per chain in
@@ -1236,7 +1236,7 @@ TRAINER_EVAL_EVERY = 5  # RL steps between check-ups
 
 
 def trainer_setup(doc: Mapping, n_eval: int = TRAINER_EVAL_PROBLEMS) -> dict:
-    """What chapters 4 to 8 hand the in-browser trainer (`rl_trainer.js`): the recorded stage-2
+    """What chapters 5 to 9 hand the in-browser trainer (`rl_trainer.js`): the recorded stage-2
     run of every objective (its first seed) to draw beside the reader's, and a fixed held-out set.
 
     ``records[objective]`` holds the run's settings, its per-step statistics as columns (NaN as

@@ -201,7 +201,7 @@ def test_ledger():
 
 def test_grade_reads_the_marker_not_the_tags():
     # The grader reads the task's own format: the number after the last ####, else the last
-    # number. The <think>/<answer> template of chapter 4 gets no special reading.
+    # number. The <think>/<answer> template of chapter 5 gets no special reading.
     assert grade("7+5-3", "7+5=12;12-3=9;####9") == 1.0
     assert grade("7+5-3", "7+5=12;12-3=9") == 1.0  # no marker: the last number
     assert grade("7+5-3", "7+5=12;12-3=9;####8") == 0.0

@@ -1,4 +1,4 @@
-"""Chapter 4 prints the seed's lines, and its prose claims hold for the numbers it computes."""
+"""Chapter 5 prints the seed's lines, and its prose claims hold for the numbers it computes."""
 
 from __future__ import annotations
 

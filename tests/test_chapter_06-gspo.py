@@ -1,4 +1,4 @@
-"""Chapter 6 (GSPO) executes, prints the seed's lines, and keeps its numbers honest."""
+"""Chapter 7 (GSPO) executes, prints the seed's lines, and keeps its numbers honest."""
 
 from __future__ import annotations
 

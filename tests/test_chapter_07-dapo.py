@@ -1,4 +1,4 @@
-"""Chapter 7 (DAPO) executes, prints the seed's lines and states its numbers from code."""
+"""Chapter 8 (DAPO) executes, prints the seed's lines and states its numbers from code."""
 
 from __future__ import annotations
 

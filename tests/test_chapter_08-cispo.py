@@ -1,4 +1,4 @@
-"""Chapter 8 (CISPO) executes, prints the seed's lines and states its numbers from code."""
+"""Chapter 9 (CISPO) executes, prints the seed's lines and states its numbers from code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 9 executes, prints the seed's lines, and hands its widgets exactly what Python
+"""Chapter 10 executes, prints the seed's lines, and hands its widgets exactly what Python
 computes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chapter 10 executes, prints the seed's lines (and our own draw), and hands its widgets exactly
+"""Chapter 11 executes, prints the seed's lines (and our own draw), and hands its widgets exactly
 what Python computes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chapter 11 reads its runs back instead of training, cites what DeepSeek did, and reads the
+"""Chapter 12 reads its runs back instead of training, cites what DeepSeek did, and reads the
 trust-region shares and the reruns' agreement it reports from the records."""
 
 from __future__ import annotations

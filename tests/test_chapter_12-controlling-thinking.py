@@ -1,4 +1,4 @@
-"""Chapter 12 covers all four ways to control thinking with their sources, measures budget
+"""Chapter 13 covers all four ways to control thinking with their sources, measures budget
 forcing from the records, and trains nothing on the render path."""
 
 from __future__ import annotations

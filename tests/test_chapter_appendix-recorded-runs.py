@@ -1,5 +1,5 @@
 """The appendix on how the R1 records were made prints the other machine's comparison from
-data/r1_other_machine.json (through r1_runs), and it is where chapter 11 points for that story."""
+data/r1_other_machine.json (through r1_runs), and it is where chapter 12 points for that story."""
 
 from __future__ import annotations
 

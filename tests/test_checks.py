@@ -194,7 +194,7 @@ def test_require_logp_pair_and_advantages():
 
 
 def test_the_search_chapters_modules_do_not_import_torch():
-    """Chapters 9 and 10 never touch a tensor; importing torch would cost them a second."""
+    """Chapters 10 and 11 never touch a tensor; importing torch would cost them a second."""
     import subprocess
     import sys
     from pathlib import Path

@@ -396,7 +396,7 @@ def test_demos_leave_global_rng_alone():
     assert torch.equal(torch.random.get_rng_state(), state)
 
 
-# ------------------------------------------------------------------ additions for chapter 6
+# ------------------------------------------------------------------ additions for chapter 7
 
 
 def test_log_ratio_variances_closed_forms():

@@ -1,6 +1,6 @@
 """The job graph on Ray: the same records as each job run alone, resumable, and failure-tolerant.
 
-A small graph of chapter 11's real jobs (`r1_experiments.Settings.smoke()`: the same functions at
+A small graph of chapter 12's real jobs (`r1_experiments.Settings.smoke()`: the same functions at
 a few steps each) runs twice: on a local Ray with two workers, and job by job in this process.
 Every record (but its wall-clock timing) and every checkpoint byte must agree.
 """

@@ -4,7 +4,7 @@ A result that hinges on the last bit of a float (a ratio sitting exactly on a cl
 tie between float scores, a sum printed to full precision) can differ between machines: ATen
 picks its vector kernels by CPU capability (AVX-512, AVX2 or plain C++, each with its own exp,
 log and random-normal code), and a parallel reduction rounds differently with more threads.
-Chapter 8 once failed on one AMD EPYC and passed on another machine for exactly this reason.
+Chapter 9 once failed on one AMD EPYC and passed on another machine for exactly this reason.
 
 Each chapter is run twice more besides its ordinary run (``executed(stem)``, this process's
 environment: the CPU's best capability and torch's default thread count, usually all cores),
@@ -118,7 +118,7 @@ def differences(a: ChapterRun, b: ChapterRun) -> list[str]:
 
 
 # Payloads are data the widgets draw, not text: a float may move in its last float32 bits (about
-# 1e-7 relative; the learning curves of chapters 4 and 6 do between kernels) without changing the
+# 1e-7 relative; the learning curves of chapters 5 and 7 do between kernels) without changing the
 # drawing. Anything larger, and every int, string, bool, key and length, must match exactly.
 PAYLOAD_RTOL = 1e-5
 

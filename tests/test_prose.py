@@ -69,3 +69,49 @@ def test_source_mentions_tells_a_source_from_a_random_seed():
     assert source_mentions("in the seed material") == ["in the seed"]
     assert not source_mentions("Take seed 0, two seeds; the loss depends on the seed; the same "
                                "seed in the seed 3 run.\n\n```{python}\n# seed material\n```\n")
+
+
+# Quarto numbers a book's chapters by their position in _quarto.yml, not by file name, so a
+# chapter inserted early (03b-policy-gradients) renumbers every later one. Prose should name a
+# chapter by its subject; a sentence that does use a number must say, here, which chapter it means,
+# and that chapter must sit at that number. A new numbered mention fails until it is listed.
+CHAPTER_NUMBER = re.compile(r"\b(?:chapters?|ch\.)\s+(\d+)\b", re.I)
+NUMBERED_MENTIONS = {  # the words after "chapter N" -> the file that chapter N must be
+    "'s reasoner": "chapters/02-self-consistency.qmd",
+    " makes this precise": "chapters/03-evaluating-reasoners.qmd",
+    "'s illustrative price": "chapters/01-test-time-compute.qmd",
+}
+
+
+def chapter_number_mistakes(text: str, numbers: dict[int, str]) -> list[str]:
+    """Each "chapter N" of the prose that is unlisted or whose N is not that chapter's position."""
+    prose = " ".join(prose_of(text).split())
+    out = []
+    for m in CHAPTER_NUMBER.finditer(prose):
+        after = prose[m.end():m.end() + 40]
+        said = repr(m.group(0) + after[:20])
+        target = next((f for w, f in NUMBERED_MENTIONS.items() if after.startswith(w)), None)
+        if target is None:
+            out.append(f"{said}: name the chapter by its subject (or list it here)")
+        elif numbers.get(int(m.group(1))) != target:
+            actual = numbers.get(int(m.group(1)))
+            out.append(f"{said}: chapter {m.group(1)} is {actual}, not {target}")
+    return out
+
+
+def book_numbers() -> dict[int, str]:
+    from harness.page import _book
+    return {p["number"]: p["path"] for p in _book() if p["number"] is not None}
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_chapters_named_by_number_are_at_that_number(path):
+    mistakes = chapter_number_mistakes(path.read_text(encoding="utf-8"), book_numbers())
+    assert not mistakes, f"{path.stem}:\n  " + "\n  ".join(mistakes)
+
+
+def test_chapter_number_mistakes_sees_an_off_by_one():
+    numbers = book_numbers()
+    assert chapter_number_mistakes("As chapter 2's reasoner does.", numbers) == []
+    assert chapter_number_mistakes("As chapter 3's reasoner does.", numbers)  # one off
+    assert chapter_number_mistakes("Chapter 11 runs the recipe.", numbers)  # unlisted

@@ -22,7 +22,7 @@ from harness.pandoc import numbers_in_prose
 # its sentence contains the phrase and the phrase contains the token. Keep it short: a result of
 # the book's code becomes an inline value instead.
 GAME = "the target of the Game of 24, part of the task's definition"
-GRPO_CLIP = "GRPO's clip width as chapter 4 defines it, named as a setting"
+GRPO_CLIP = "GRPO's clip width as chapter 5 defines it, named as a setting"
 ALLOWED: dict[tuple[str, str], str] = {
     ("01-test-time-compute", "Train A leaves at 9:00 at 60 km/h, train B at 10:00 at 80 km/h"):
         "the statement of a word problem quoted as an example of reasoning",

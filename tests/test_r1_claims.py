@@ -1,4 +1,4 @@
-"""The words of chapters 11 and 12 that the recorded R1 runs must keep true.
+"""The words of chapters 12 and 13 that the recorded R1 runs must keep true.
 
 Both chapters print their numbers inline from `data/r1_runs.json`, so a new record changes
 every number by itself. The prose around the numbers does not change by itself: "DAPO moved
@@ -109,14 +109,14 @@ def _set_counts(doc: dict, name: str, count: int, first: int | None = None) -> N
         counts[i] = count
 
 
-# ------------------------------------------------------------------------- chapter 11: stages 0, 1
+# ------------------------------------------------------------------------- chapter 12: stages 0, 1
 
 
 @claim(ch11("it imitates its mix"),
        doctor=lambda d: d["runs"]["base4"]["final"]["mode_share"].update(
            chain=1.0, answer_only=0.0))
 def base_imitates_its_mix(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 0: the base "writes a chain X% of the time and answers bare Y% of the time:
+    # Ch. 12, stage 0: the base "writes a chain X% of the time and answers bare Y% of the time:
     # it imitates its mix". Criterion: both shares within 10 points of the mix's (bare answers
     # are `answer_only_share` of the mix, chains the rest). The mix is a recorded setting.
     b = r1_runs.stage0_and_1(doc)
@@ -133,7 +133,7 @@ def base_imitates_its_mix(doc: Mapping) -> Verdict:
        doctor=lambda d: d["runs"]["cold"]["final"]["mode_share"].update(
            chain=0.3, answer_only=0.6))
 def cold_start_moves_form(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 1: bare answers *fall* and well-formed chains *rise* from base to cold start.
+    # Ch. 12, stage 1: bare answers *fall* and well-formed chains *rise* from base to cold start.
     b = r1_runs.stage0_and_1(doc)
     ok = b["cold_answer_only"] < b["base_answer_only"] and b["cold_chain"] > b["base_chain"]
     return ok, {k: b[k] for k in ("base_answer_only", "cold_answer_only", "base_chain",
@@ -145,7 +145,7 @@ def cold_start_moves_form(doc: Mapping) -> Verdict:
        ch11("**The cold start** fixes form, not skill"),
        doctor=lambda d: _set_p(d, "cold", 0.9))
 def cold_start_barely_moves_substance(doc: Mapping) -> Verdict:
-    # Ch. 11: the cold start "changes the *substance* much less" than the form; "barely changed
+    # Ch. 12: the cold start "changes the *substance* much less" than the form; "barely changed
     # how often it is right"; summary "fixes form, not skill". Criterion: the change of pass@1,
     # in points, is at most half the fall of the bare-answer share, in points.
     b = r1_runs.stage0_and_1(doc)
@@ -160,13 +160,13 @@ def cold_start_barely_moves_substance(doc: Mapping) -> Verdict:
        ch11("the few hundred curated chains"),
        doctor=lambda d: d["runs"]["cold"].update(examples=5000))
 def a_few_hundred_cold_chains(doc: Mapping) -> Verdict:
-    # Ch. 11 (stage 1, stage 3, R1-Zero): the cold start is "a few hundred" chains. Criterion:
+    # Ch. 12 (stage 1, stage 3, R1-Zero): the cold start is "a few hundred" chains. Criterion:
     # at least 100 and fewer than 1000 (a recorded setting, not a measurement).
     n = r1_runs.stage0_and_1(doc)["cold_examples"]
     return 100 <= n < 1000, {"cold_examples": n}
 
 
-# --------------------------------------------------------------------------- chapter 11: stage 2
+# --------------------------------------------------------------------------- chapter 12: stage 2
 
 
 def _gains(doc: Mapping) -> dict[str, float]:
@@ -178,7 +178,7 @@ def _gains(doc: Mapping) -> dict[str, float]:
 @claim(ch11("a model twice as accurate came out"),
        doctor=lambda d: _set_p(d, "rl_grpo_s0", 0.9))
 def stage2_doubles_accuracy(doc: Mapping) -> Verdict:
-    # Ch. 11, stages 3 and 4: "careless text and a few hundred clean chains went in, and a model
+    # Ch. 12, stages 3 and 4: "careless text and a few hundred clean chains went in, and a model
     # twice as accurate came out". Criterion: stage 2's pass@1 over the cold start's rounds to 2
     # (between 1.5 and 2.5).
     t, b = r1_runs.stages3_and_4(doc), r1_runs.stage0_and_1(doc)
@@ -191,7 +191,7 @@ def stage2_doubles_accuracy(doc: Mapping) -> Verdict:
        ch11("DAPO, with no KL leash, went furthest"),
        doctor=lambda d: [_set_p(d, n, 0.0) for n in _seeds("rl_dapo")])
 def dapo_moved_furthest(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 2 and summary: DAPO "moved furthest". Measured as the final pass@1, mean of
+    # Ch. 12, stage 2 and summary: DAPO "moved furthest". Measured as the final pass@1, mean of
     # the two seeds (the numbers the paragraph before it prints).
     o = r1_runs.stage2_objectives(doc)
     top = max(OBJECTIVES, key=o.get)
@@ -202,7 +202,7 @@ def dapo_moved_furthest(doc: Mapping) -> Verdict:
        ch11("Dr. GRPO, whose unnormalised loss makes the same leash relatively tighter, least"),
        doctor=lambda d: [_set_p(d, n, 0.99) for n in _seeds("rl_dr_grpo")])
 def dr_grpo_moved_least(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 2 and summary: Dr. GRPO "moved least" (final pass@1, mean of the seeds).
+    # Ch. 12, stage 2 and summary: Dr. GRPO "moved least" (final pass@1, mean of the seeds).
     o = r1_runs.stage2_objectives(doc)
     bottom = min(OBJECTIVES, key=o.get)
     return bottom == "dr_grpo", {"least": bottom, **{k: o[k] for k in OBJECTIVES}}
@@ -213,7 +213,7 @@ def dr_grpo_moved_least(doc: Mapping) -> Verdict:
        ch11("and it learned less"),
        doctor=lambda d: [_set_history(d, n, "kl", 1.0) for n in _seeds("rl_dr_grpo")])
 def dr_grpo_on_a_tighter_leash(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 2 and the length section: the same KL weight "holds it much closer to the
+    # Ch. 12, stage 2 and the length section: the same KL weight "holds it much closer to the
     # start"; "its KL to the start was X per token at the end against GRPO's Y, and it learned
     # less". Criterion for "much": Dr. GRPO's end KL at most half of GRPO's; "learned less":
     # lower final pass@1 (mean of the seeds).
@@ -227,7 +227,7 @@ def dr_grpo_on_a_tighter_leash(doc: Mapping) -> Verdict:
        ch11("more than some gaps between objectives"),
        doctor=lambda d: [_set_p(d, n, 0.9) for n in _seeds("rl_gspo")])
 def grpo_and_gspo_end_close(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 2: GRPO and GSPO "end close". Criterion: their final pass@1 (mean of the
+    # Ch. 12, stage 2: GRPO and GSPO "end close". Criterion: their final pass@1 (mean of the
     # seeds) differ by no more than the largest gap between two seeds of one objective.
     o = r1_runs.stage2_objectives(doc)
     gap = round(abs(o["grpo"] - o["gspo"]), 3)
@@ -240,7 +240,7 @@ def grpo_and_gspo_end_close(doc: Mapping) -> Verdict:
        doctor=lambda d: [_set_history(d, n, "clip_fraction", 0.5) for n in
                          [*_seeds("rl_grpo"), "rerun_rl_grpo_s0"] if n in d["runs"]])
 def per_token_clips_rarely_engage(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 2: the per-token clips (GRPO, Dr. GRPO, DAPO, CISPO) "rarely engage" and
+    # Ch. 12, stage 2: the per-token clips (GRPO, Dr. GRPO, DAPO, CISPO) "rarely engage" and
     # "have little to fix". Criterion: each clips at most 5% of the token ratios (`clip_activity`,
     # as the paragraph prints them; an objective with no clip statistics fails).
     c = r1_runs.clip_activity(doc)
@@ -248,7 +248,7 @@ def per_token_clips_rarely_engage(doc: Mapping) -> Verdict:
     return all(v is not None and v <= 5 for v in per_token.values()), per_token
 
 
-# --------------------------------------------------------------------------- chapter 11: R1-Zero
+# --------------------------------------------------------------------------- chapter 12: R1-Zero
 
 
 @claim(ch11('Within `{python} S["eval_every"]` steps the bare answers all but vanish'),
@@ -256,7 +256,7 @@ def per_token_clips_rarely_engage(doc: Mapping) -> Verdict:
        ch11('RL alone turns bare answers into chains within `{python} S["eval_every"]` steps'),
        doctor=lambda d: d["runs"]["zero_s0"]["curve"][1]["mode_share"].update(answer_only=0.2))
 def r1_zero_bare_answers_vanish(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero and summary: within one check-up interval the bare answers "all but
+    # Ch. 12, R1-Zero and summary: within one check-up interval the bare answers "all but
     # vanish", and "RL turns an occasional habit into the only one". Criterion: at the second
     # check-up at most 2% of samples are bare and at most a tenth of the first check-up's share;
     # at the last check-up of both seeds at most 2%.
@@ -274,7 +274,7 @@ def r1_zero_bare_answers_vanish(doc: Mapping) -> Verdict:
        ch11("The response length first grows, as the paper's did"),
        doctor=lambda d: d["runs"]["zero_s0"]["curve"][1].update(length=20.0))
 def r1_zero_length_grows(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero and summary: in the first check-up interval "the mean response grows".
+    # Ch. 12, R1-Zero and summary: in the first check-up interval "the mean response grows".
     z = r1_runs.r1_zero(doc)
     return z["length_second"] > z["length_first"], {
         "length_first": z["length_first"], "length_second": z["length_second"]}
@@ -285,7 +285,7 @@ def r1_zero_length_grows(doc: Mapping) -> Verdict:
        ch11("then falls back as the model sheds its re-checks"),
        doctor=lambda d: d["runs"]["zero_s0"]["curve"][-1].update(length=40.0, rechecks=0.9))
 def r1_zero_length_drifts_down(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero: "Then the length drifts back down ... as the model sheds re-checks".
+    # Ch. 12, R1-Zero: "Then the length drifts back down ... as the model sheds re-checks".
     z = r1_runs.r1_zero(doc)
     ok = z["length_last"] < z["length_second"] and z["rechecks_last"] < z["rechecks_first"]
     return ok, {k: z[k] for k in ("length_second", "length_last", "rechecks_first",
@@ -295,7 +295,7 @@ def r1_zero_length_drifts_down(doc: Mapping) -> Verdict:
 @claim(ch11("Accuracy follows: held-out pass@1 goes from"),
        doctor=lambda d: d["runs"]["zero_s1"]["curve"][-1]["pass_at_k"].update({"1": 0.0}))
 def r1_zero_accuracy_rises(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero: "Accuracy follows": both seeds end above where they started.
+    # Ch. 12, R1-Zero: "Accuracy follows": both seeds end above where they started.
     z = r1_runs.r1_zero(doc)
     ok = min(z["zero_end_s0"], z["zero_end_s1"]) > z["zero_start"]
     return ok, {k: z[k] for k in ("zero_start", "zero_end_s0", "zero_end_s1")}
@@ -305,7 +305,7 @@ def r1_zero_accuracy_rises(doc: Mapping) -> Verdict:
        ch11("Here it also gives the same RL a head start"),
        doctor=lambda d: d["runs"]["rl_grpo_s0"]["curve"][0]["pass_at_k"].update({"1": 0.0}))
 def cold_runs_begin_higher(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero: the cold-started runs "begin higher" (first check-up).
+    # Ch. 12, R1-Zero: the cold-started runs "begin higher" (first check-up).
     z = r1_runs.r1_zero(doc)
     return z["cold_start"] > z["zero_start"], {"cold_start": z["cold_start"],
                                                "zero_start": z["zero_start"]}
@@ -315,7 +315,7 @@ def cold_runs_begin_higher(doc: Mapping) -> Verdict:
        doctor=lambda d: [d["runs"][n]["curve"][-1]["pass_at_k"].update({"1": 0.0})
                          for n in _seeds("zero")])
 def cold_lead_shrinks(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero: "The cold start's lead shrinks, from X at step 0 to Y at step N".
+    # Ch. 12, R1-Zero: "The cold start's lead shrinks, from X at step 0 to Y at step N".
     z = r1_runs.r1_zero(doc)
     return z["gap_end"] < z["gap_start"], {"gap_start": z["gap_start"], "gap_end": z["gap_end"]}
 
@@ -326,7 +326,7 @@ def cold_lead_shrinks(doc: Mapping) -> Verdict:
        doctor=lambda d: [d["runs"][n]["curve"][-1]["pass_at_k"].update({"1": 0.0})
                          for n in _seeds("zero")])
 def cold_lead_within_seed_noise(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero: what is left of the cold start's lead "is within seed noise". Criterion:
+    # Ch. 12, R1-Zero: what is left of the cold start's lead "is within seed noise". Criterion:
     # the last check-up's gap (mean of the seeds) is no larger than the largest gap between two
     # seeds of one stage 2 objective, and the final 95% intervals of R1-Zero's and the
     # cold-started GRPO's seed 0 overlap.
@@ -340,7 +340,7 @@ def cold_lead_within_seed_noise(doc: Mapping) -> Verdict:
        doctor=lambda d: [d["runs"][n]["curve"][-1]["pass_at_k"].update({"1": 0.2})
                          for n in _seeds("zero")])
 def rl_alone_gets_most_of_the_way(doc: Mapping) -> Verdict:
-    # Ch. 11, R1-Zero: "RL alone gets most of the way". Criterion: from R1-Zero's start, its
+    # Ch. 12, R1-Zero: "RL alone gets most of the way". Criterion: from R1-Zero's start, its
     # runs cover more than half the distance to where the cold-started runs end (last
     # check-up, mean of the seeds).
     z = r1_runs.r1_zero(doc)
@@ -350,14 +350,14 @@ def rl_alone_gets_most_of_the_way(doc: Mapping) -> Verdict:
     return share > 0.5, {"share_of_the_way": round(share, 2)}
 
 
-# --------------------------------------------------------------------------- chapter 11: groups
+# --------------------------------------------------------------------------- chapter 12: groups
 
 
 @claim(ch11("It grows with skill, as predicted"),
        doctor=lambda d: [_set_history(d, n, "zero_advantage_groups", 0.0, last=10)
                          for n in _seeds("rl_grpo")])
 def stage2_unanimous_share_grows(doc: Mapping) -> Verdict:
-    # Ch. 11, groups that teach nothing: the unanimous share "grows with skill": later than
+    # Ch. 12, groups that teach nothing: the unanimous share "grows with skill": later than
     # early, under GRPO and under DAPO (its discarded share).
     u = r1_runs.unanimous_groups(doc)
     ok = u["grpo_late"] > u["grpo_early"] and u["dapo_late"] > u["dapo_early"]
@@ -369,7 +369,7 @@ def stage2_unanimous_share_grows(doc: Mapping) -> Verdict:
        doctor=lambda d: [_set_history(d, n, "zero_advantage_groups", 0.5)
                          for n in _seeds("rl_grpo")])
 def stage2_waste_is_small(doc: Mapping) -> Verdict:
-    # Ch. 11, groups that teach nothing: "The waste is small here". Criterion: at most 10% of
+    # Ch. 12, groups that teach nothing: "The waste is small here". Criterion: at most 10% of
     # the groups, early and late, under GRPO and DAPO.
     u = r1_runs.unanimous_groups(doc)
     shares = {k: u[k] for k in ("grpo_early", "grpo_late", "dapo_early", "dapo_late")}
@@ -380,7 +380,7 @@ def stage2_waste_is_small(doc: Mapping) -> Verdict:
        ch11("the share of unanimous, useless groups grows from"),
        doctor=lambda d: _set_history(d, "stage4_s0", "zero_advantage_groups", 0.0))
 def stage4_waste_larger_and_growing(doc: Mapping) -> Verdict:
-    # Ch. 11: stage 4 "starts from a much better model, and there the unanimous share rises
+    # Ch. 12: stage 4 "starts from a much better model, and there the unanimous share rises
     # from X% to Y%". Criterion: it rises, and it starts above both stage-2 late shares.
     u = r1_runs.unanimous_groups(doc)
     ok = (u["stage4_late"] > u["stage4_early"]
@@ -388,13 +388,13 @@ def stage4_waste_larger_and_growing(doc: Mapping) -> Verdict:
     return ok, {k: u[k] for k in ("stage4_early", "stage4_late", "grpo_late", "dapo_late")}
 
 
-# --------------------------------------------------------------------------- chapter 11: pass@k
+# --------------------------------------------------------------------------- chapter 12: pass@k
 
 
 @claim(ch11("RL raises pass@1; every curve above shows it"),
        doctor=lambda d: d["runs"]["rl_cispo_s1"]["curve"][-1]["pass_at_k"].update({"1": 0.0}))
 def every_rl_curve_rises(doc: Mapping) -> Verdict:
-    # Ch. 11, sharpening: "RL raises pass@1; every curve above shows it". Every stage-2 run's
+    # Ch. 12, sharpening: "RL raises pass@1; every curve above shows it". Every stage-2 run's
     # held-out pass@1 ends above where it started.
     rows = r1_runs.curve_rows(doc)
     change = {}
@@ -409,7 +409,7 @@ def every_rl_curve_rises(doc: Mapping) -> Verdict:
        ch11("On this task RL mostly *sharpens*"),
        doctor=lambda d: _set_p(d, "cold", 0.5, k=_n(d, "cold")))
 def rl_mostly_sharpens(doc: Mapping) -> Verdict:
-    # Ch. 11, sharpening and summary: RL "mostly sharpens": "worth a lot at k = 1 and little at
+    # Ch. 12, sharpening and summary: RL "mostly sharpens": "worth a lot at k = 1 and little at
     # the largest k, where the cold start already solves nearly everything". Criterion, for
     # every objective's seed-0 model against the cold start: the pass@1 intervals do not overlap
     # (RL is above), the pass@n intervals (n = all samples) do overlap or RL's is below (no new
@@ -429,7 +429,7 @@ def rl_mostly_sharpens(doc: Mapping) -> Verdict:
        doctor=lambda d: (_set_counts(d, "rl_grpo_s0", _n(d, "rl_grpo_s0")),
                          _set_counts(d, "cold", 0, first=100)))
 def stage2_pass_at_full_did_not_rise(doc: Mapping) -> Verdict:
-    # Ch. 11, SFT and RL: after stage 2 (GRPO, seed 0) "pass@n did not rise" (n = all samples,
+    # Ch. 12, SFT and RL: after stage 2 (GRPO, seed 0) "pass@n did not rise" (n = all samples,
     # recomputed from the per-problem counts as the sharpening section does).
     k = r1_runs.sharpening(doc)
     return k["after_full"] <= k["before_full"], {"before_full": k["before_full"],
@@ -440,7 +440,7 @@ def stage2_pass_at_full_did_not_rise(doc: Mapping) -> Verdict:
        doctor=lambda d: (_set_p(d, "stage4_s0", 1.0, k=_n(d, "stage4_s0")),
                          _set_p(d, "cold", 0.9, k=_n(d, "cold"))))
 def stage4_pass_at_full_no_higher(doc: Mapping) -> Verdict:
-    # Ch. 11, stages 3 and 4: stage 4's pass@n "is again no higher than the cold start's".
+    # Ch. 12, stages 3 and 4: stage 4's pass@n "is again no higher than the cold start's".
     t = r1_runs.stages3_and_4(doc)
     return t["s4_full"] <= t["cold_full"], {"s4_full": t["s4_full"], "cold_full": t["cold_full"]}
 
@@ -448,7 +448,7 @@ def stage4_pass_at_full_no_higher(doc: Mapping) -> Verdict:
 @claim(ch11("it lifted the mean count from"),
        doctor=lambda d: _set_counts(d, "rl_grpo_s0", 0))
 def hard_problems_lifted(doc: Mapping) -> Verdict:
-    # Ch. 11, sharpening: on the problems the cold start almost never solved, GRPO "lifted the
+    # Ch. 12, sharpening: on the problems the cold start almost never solved, GRPO "lifted the
     # mean count".
     k = r1_runs.sharpening(doc)
     return k["hard_after"] > k["hard_before"], {"hard_before": k["hard_before"],
@@ -458,14 +458,14 @@ def hard_problems_lifted(doc: Mapping) -> Verdict:
 @claim(ch11("But it solved only"),
        doctor=lambda d: _set_counts(d, "cold", 0, first=100))  # all zero: pass@1 0, no ratio
 def few_problems_newly_solved(doc: Mapping) -> Verdict:
-    # Ch. 11, sharpening: "But it solved only N problems that the cold start never solved".
+    # Ch. 12, sharpening: "But it solved only N problems that the cold start never solved".
     # Criterion for "only": at most 2% of the held-out problems.
     k, s = r1_runs.sharpening(doc), r1_runs.settings(doc)
     return k["newly_solved"] <= 0.02 * s["n_eval"], {"newly_solved": k["newly_solved"],
                                                      "problems": s["n_eval"]}
 
 
-# --------------------------------------------------------------------------- chapter 11: length
+# --------------------------------------------------------------------------- chapter 12: length
 
 
 @claim(ch11("Under GRPO the wrong chains hardly move"),
@@ -474,7 +474,7 @@ def few_problems_newly_solved(doc: Mapping) -> Verdict:
        doctor=lambda d: [_set_history(d, n, "length_wrong", 50.0, last=10)
                          for n in _seeds("rl_grpo")])
 def grpo_wrong_chains_hardly_move(doc: Mapping) -> Verdict:
-    # Ch. 11, length: under GRPO the wrong chains "hardly move", its two seeds moving them "in
+    # Ch. 12, length: under GRPO the wrong chains "hardly move", its two seeds moving them "in
     # opposite directions", "while the right ones shrink". Criterion for "hardly": the seeds'
     # changes of the wrong chains' length differ in sign; the right chains end shorter.
     change, length = r1_runs.length_changes(doc)["grpo"], r1_runs.output_length(doc)
@@ -490,7 +490,7 @@ def grpo_wrong_chains_hardly_move(doc: Mapping) -> Verdict:
        doctor=lambda d: [_set_history(d, n, "length_wrong", 20.0, last=10)
                          for n in _seeds("rl_dr_grpo")])
 def only_dr_grpo_grew_its_wrong_chains(doc: Mapping) -> Verdict:
-    # Ch. 11, length: Dr. GRPO is "the one objective whose wrong chains grew on both seeds".
+    # Ch. 12, length: Dr. GRPO is "the one objective whose wrong chains grew on both seeds".
     change = r1_runs.length_changes(doc)
     grew = [o for o in OBJECTIVES if all(change[o][s]["wrong"] > 0 for s in r1_runs.SEEDS)]
     return grew == ["dr_grpo"], {"grew_on_both_seeds": grew,
@@ -502,7 +502,7 @@ def only_dr_grpo_grew_its_wrong_chains(doc: Mapping) -> Verdict:
        doctor=lambda d: [_set_history(d, f"rl_{o}_s{s}", "length_correct", 40.0, last=10)
                          for o in OBJECTIVES for s in r1_runs.SEEDS])
 def every_objective_shortened_its_right_chains(doc: Mapping) -> Verdict:
-    # Ch. 11, length: "Every objective made its right chains shorter" (the table's right-chain
+    # Ch. 12, length: "Every objective made its right chains shorter" (the table's right-chain
     # lengths, first against last steps, mean of the seeds).
     length = r1_runs.output_length(doc)
     change = {o: round(length[f"{o}_right_last"] - length[f"{o}_right_first"], 1)
@@ -513,7 +513,7 @@ def every_objective_shortened_its_right_chains(doc: Mapping) -> Verdict:
 @claim(ch11("and it kept most of its re-checks"),
        doctor=lambda d: [d["runs"][n]["final"].update(rechecks=0.0) for n in _seeds("rl_dr_grpo")])
 def dr_grpo_kept_most_rechecks(doc: Mapping) -> Verdict:
-    # Ch. 11, length: Dr. GRPO "kept most of its re-checks": its re-checks per chain after RL
+    # Ch. 12, length: Dr. GRPO "kept most of its re-checks": its re-checks per chain after RL
     # (mean of the seeds) above half the cold start's.
     length, cold = r1_runs.output_length(doc), r1_runs.stage0_and_1(doc)["cold_rechecks"]
     return length["rechecks_dr_grpo"] > cold / 2, {"dr_grpo": length["rechecks_dr_grpo"],
@@ -524,7 +524,7 @@ def dr_grpo_kept_most_rechecks(doc: Mapping) -> Verdict:
        ch11("The accuracy reward alone therefore pushes the re-checks out, under every objective"),
        doctor=lambda d: d["runs"]["rl_dr_grpo_s1"]["final"].update(rechecks=5.0))
 def every_objective_dropped_rechecks(doc: Mapping) -> Verdict:
-    # Ch. 11, length: re-checks are pushed out "under every objective": each objective's
+    # Ch. 12, length: re-checks are pushed out "under every objective": each objective's
     # re-checks per chain after RL (mean of the seeds) are below the cold start's.
     length, cold = r1_runs.output_length(doc), r1_runs.stage0_and_1(doc)["cold_rechecks"]
     rechecks = {o: length[f"rechecks_{o}"] for o in OBJECTIVES}
@@ -534,7 +534,7 @@ def every_objective_dropped_rechecks(doc: Mapping) -> Verdict:
 @claim(ch11("so long chains were wrong more often from the start"),
        doctor=lambda d: d["runs"]["cold"]["final"].update(length_wrong=10.0))
 def long_chains_were_wrong_more_often(doc: Mapping) -> Verdict:
-    # Ch. 11, length: the cold start's wrong chains are longer than its right ones.
+    # Ch. 12, length: the cold start's wrong chains are longer than its right ones.
     length = r1_runs.output_length(doc)
     return length["cold_wrong"] > length["cold_right"], {
         "cold_right": length["cold_right"], "cold_wrong": length["cold_wrong"]}
@@ -545,7 +545,7 @@ def long_chains_were_wrong_more_often(doc: Mapping) -> Verdict:
        doctor=lambda d: [_set_history(d, n, "length_wrong", 20.0, last=10)
                          for n in _seeds("rl_cispo")])
 def grpo_and_cispo_wrong_chains_end_alike(doc: Mapping) -> Verdict:
-    # Ch. 11, length and summary: GRPO's and CISPO's wrong chains end "as long as" each other,
+    # Ch. 12, length and summary: GRPO's and CISPO's wrong chains end "as long as" each other,
     # "the bias leaves no trace". Criterion: their last-steps wrong-chain lengths (mean of the
     # seeds) differ by no more than the two seeds of either objective differ from each other.
     length = r1_runs.output_length(doc)
@@ -567,7 +567,7 @@ def _final_length_change(doc: Mapping) -> dict[str, float]:
 @claim(ch11("Dr. GRPO, the fix designed for this problem, barely changed length at all"),
        doctor=lambda d: [d["runs"][n]["final"].update(length=20.0) for n in _seeds("rl_dr_grpo")])
 def dr_grpo_barely_changed_length(doc: Mapping) -> Verdict:
-    # Ch. 11, length: Dr. GRPO "barely changed length at all". Criterion: its final mean length
+    # Ch. 12, length: Dr. GRPO "barely changed length at all". Criterion: its final mean length
     # (mean of the seeds) moved from the cold start's by at most half as much as any other
     # objective's did.
     change = _final_length_change(doc)
@@ -579,7 +579,7 @@ def dr_grpo_barely_changed_length(doc: Mapping) -> Verdict:
        doctor=lambda d: [d["runs"][n]["final"].update(length=r1_runs.final_length(d, "cold") + 5)
                          for n in _seeds("rl_dr_grpo")])
 def every_objective_shortened_its_chains(doc: Mapping) -> Verdict:
-    # Ch. 11, summary: "every objective *shortened* its chains". Criterion: each objective's
+    # Ch. 12, summary: "every objective *shortened* its chains". Criterion: each objective's
     # final mean response length (all its chains, mean of the seeds) is below the cold start's.
     # (By the length table's wrong chains alone Dr. GRPO lengthened them: see
     # no_objective_lengthened_wrong_chains.)
@@ -587,7 +587,7 @@ def every_objective_shortened_its_chains(doc: Mapping) -> Verdict:
     return all(v < 0 for v in change.values()), change
 
 
-# --------------------------------------------------------------------------- chapter 11: stages 3-4
+# --------------------------------------------------------------------------- chapter 12: stages 3-4
 
 
 @claim(ch11("the fine-tuned base is *better than the model whose chains it learned from*"),
@@ -596,7 +596,7 @@ def every_objective_shortened_its_chains(doc: Mapping) -> Verdict:
        ch12("The stage 3 student beat its teacher because rejection"),
        doctor=lambda d: _set_p(d, "stage3", 0.0))
 def stage3_beats_its_teacher(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 3 and summary: the SFT'd base beats the stage 2 model it learned from.
+    # Ch. 12, stage 3 and summary: the SFT'd base beats the stage 2 model it learned from.
     # Criterion: the teacher's pass@1 lies below the student's 95% interval.
     t = r1_runs.stages3_and_4(doc)
     return t["s3_lo"] > t["s2_p1"], {"s3_p1": t["s3_p1"], "s3_lo": t["s3_lo"],
@@ -606,7 +606,7 @@ def stage3_beats_its_teacher(doc: Mapping) -> Verdict:
 @claim(ch11("malformed outputs fall from"),
        doctor=lambda d: d["runs"]["stage3"]["final"]["mode_share"].update(malformed=0.5))
 def stage3_fewer_malformed(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 3: "malformed outputs fall from X% to Y%".
+    # Ch. 12, stage 3: "malformed outputs fall from X% to Y%".
     t = r1_runs.stages3_and_4(doc)
     return t["s3_malformed"] < t["s2_malformed"], {"s2_malformed": t["s2_malformed"],
                                                    "s3_malformed": t["s3_malformed"]}
@@ -616,7 +616,7 @@ def stage3_fewer_malformed(doc: Mapping) -> Verdict:
        ch11("**RL again** builds on the consolidated model"),
        doctor=lambda d: _set_p(d, "stage4_s0", 0.0))
 def stage4_is_the_best_model(doc: Mapping) -> Verdict:
-    # Ch. 11, stage 4 and summary: RL from stage 3 improves on it and gives "the best model of
+    # Ch. 12, stage 4 and summary: RL from stage 3 improves on it and gives "the best model of
     # the chapter": the highest final pass@1 of every recorded model (the reruns aside).
     t = r1_runs.stages3_and_4(doc)
     others = {n: r1_runs.pass_at(doc, n) for n, run in doc["runs"].items()
@@ -630,7 +630,7 @@ def stage4_is_the_best_model(doc: Mapping) -> Verdict:
 @claim(ch11("They differ a little"),
        doctor=lambda d: d["runs"]["rs"]["stats"].update(problems_covered=1000))
 def coverage_prediction_close(doc: Mapping) -> Verdict:
-    # Ch. 11, exercise 1: predicted (held-out pass@8 of stage 2) and observed coverage of
+    # Ch. 12, exercise 1: predicted (held-out pass@8 of stage 2) and observed coverage of
     # rejection sampling "differ a little". Criterion: by at most 0.05.
     t = r1_runs.stages3_and_4(doc)
     predicted = r1_runs.pass_at(doc, "rl_grpo_s0", t["rs_per"])
@@ -641,7 +641,7 @@ def coverage_prediction_close(doc: Mapping) -> Verdict:
 @claim(ch11("That is memorisation as much as reasoning"),
        doctor=lambda ex: ex.update(pass_at_1_after=0.0), source="exercise")
 def exercise_rl_raises_training_pass(ex: Mapping) -> Verdict:
-    # Ch. 11, exercise 2: "Does it go up?" The recorded run "goes from X to Y" and the answer
+    # Ch. 12, exercise 2: "Does it go up?" The recorded run "goes from X to Y" and the answer
     # calls that memorisation: pass@1 on the training problems rose.
     return ex["pass_at_1_after"] > ex["pass_at_1_before"], {
         "before": ex["pass_at_1_before"], "after": ex["pass_at_1_after"]}
@@ -650,7 +650,7 @@ def exercise_rl_raises_training_pass(ex: Mapping) -> Verdict:
 @claim(ch11("in about an hour of training on two CPU cores"),
        doctor=lambda d: d["runs"]["base4"]["timing"].update(wall_seconds=100_000.0))
 def recipe_runs_in_about_an_hour(doc: Mapping) -> Verdict:
-    # Ch. 11, summary: the recipe runs "in about an hour of training on two CPU cores".
+    # Ch. 12, summary: the recipe runs "in about an hour of training on two CPU cores".
     # Criterion: the recorded jobs' wall-clock minutes (one core each), over two cores, between
     # 40 and 90. A job's clock covers its training and check-ups, not the evaluations of the
     # model it starts from and ends with, hence "of training".
@@ -658,7 +658,7 @@ def recipe_runs_in_about_an_hour(doc: Mapping) -> Verdict:
     return 40 <= minutes / 2 <= 90, {"job_minutes": minutes, "per_two_cores": minutes / 2}
 
 
-# ----------------------------------------------------------------------- chapter 12: distillation
+# ----------------------------------------------------------------------- chapter 13: distillation
 
 
 @claim(ch12("higher than its own teacher"),
@@ -667,7 +667,7 @@ def recipe_runs_in_about_an_hour(doc: Mapping) -> Verdict:
        ch12("the student can even beat its teacher"),
        doctor=lambda d: _set_p(d, "distill", 0.0))
 def distilled_student_beats_its_teacher(doc: Mapping) -> Verdict:
-    # Ch. 12, distillation, exercise 2 and summary: the distilled student's pass@1 is "higher
+    # Ch. 13, distillation, exercise 2 and summary: the distilled student's pass@1 is "higher
     # than its own teacher".
     d = r1_runs.distillation(doc)
     return d["distill_p1"] > d["teacher_p1"], {"distill_p1": d["distill_p1"],
@@ -681,8 +681,8 @@ def distilled_student_beats_its_teacher(doc: Mapping) -> Verdict:
        ch11("**SFT transfers what RL found.**"),
        doctor=lambda d: _set_p(d, "student_rl_s1", 1.0))
 def distillation_beats_rl_for_the_small_model(doc: Mapping) -> Verdict:
-    # Ch. 12's verdict ("imitating a strong teacher's verified chains ... beats discovering them
-    # by trial and error") and ch. 11's "SFT transfers what RL found": the distilled student
+    # Ch. 13's verdict ("imitating a strong teacher's verified chains ... beats discovering them
+    # by trial and error") and ch. 12's "SFT transfers what RL found": the distilled student
     # beats both seeds of the RL'd student.
     d = r1_runs.distillation(doc)
     ok = d["distill_p1"] > max(d["student_p1_s0"], d["student_p1_s1"])
@@ -692,7 +692,7 @@ def distillation_beats_rl_for_the_small_model(doc: Mapping) -> Verdict:
 @claim(ch12("and costs less once the teacher exists"),
        doctor=lambda d: d["runs"]["distill"]["timing"].update(wall_seconds=100_000.0))
 def distillation_costs_less(doc: Mapping) -> Verdict:
-    # Ch. 12: distillation "costs less once the teacher exists": fewer minutes than the RL.
+    # Ch. 13: distillation "costs less once the teacher exists": fewer minutes than the RL.
     d = r1_runs.distillation(doc)
     return d["distill_minutes"] < d["student_minutes"], {
         "distill_minutes": d["distill_minutes"], "student_minutes": d["student_minutes"]}
@@ -701,7 +701,7 @@ def distillation_costs_less(doc: Mapping) -> Verdict:
 @claim(ch12("The margin is modest here"),
        doctor=lambda d: _set_p(d, "distill", 0.9))
 def distillation_margin_is_modest(doc: Mapping) -> Verdict:
-    # Ch. 12: "The margin is modest here". Criterion: the distilled student leads the RL'd
+    # Ch. 13: "The margin is modest here". Criterion: the distilled student leads the RL'd
     # student (mean of its seeds) by less than 0.1 of pass@1.
     d = r1_runs.distillation(doc)
     margin = round(d["distill_p1"] - (d["student_p1_s0"] + d["student_p1_s1"]) / 2, 3)
@@ -712,7 +712,7 @@ def distillation_margin_is_modest(doc: Mapping) -> Verdict:
        ch12("since both models can already reach almost every answer"),
        doctor=lambda d: _set_p(d, "distill", 0.5, k=_n(d, "distill")))
 def students_lead_vanishes_at_large_k(doc: Mapping) -> Verdict:
-    # Ch. 12, exercise 2: the student's lead over its teacher matters at k = 1 "and hardly at
+    # Ch. 13, exercise 2: the student's lead over its teacher matters at k = 1 "and hardly at
     # all when many tries are allowed, since both models can already reach almost every
     # answer". Criterion: the lead at the largest k is at most a quarter of the lead at k = 1
     # in size, and both models' pass@n is at least 0.95.
@@ -726,7 +726,7 @@ def students_lead_vanishes_at_large_k(doc: Mapping) -> Verdict:
                 "distill_n": p["distill", n], "teacher_n": p["rl_grpo_s0", n]}
 
 
-# --------------------------------------------------------------------------- chapter 12: budgets
+# --------------------------------------------------------------------------- chapter 13: budgets
 
 
 def _budgets(doc: Mapping) -> list[int]:
@@ -734,7 +734,7 @@ def _budgets(doc: Mapping) -> list[int]:
 
 
 def _cost(doc: Mapping, model: str, budget: int) -> float:
-    """Tokens per right answer when cut at `budget` (chapter 12's exercise 1)."""
+    """Tokens per right answer when cut at `budget` (chapter 13's exercise 1)."""
     r = r1_runs.budget_row(doc, model, "cut", budget)
     return (r["thinking_tokens"] + r["answer_tokens"]) / r["accuracy"]
 
@@ -743,7 +743,7 @@ def _cost(doc: Mapping, model: str, budget: int) -> float:
        ch12("any of the three"),
        doctor=lambda d: d["runs"]["budget"].update(models=["ch2", "cold"]))
 def three_models_in_the_sweep(doc: Mapping) -> Verdict:
-    # Ch. 12: budget forcing is measured "on three tiny models": chapter 2's reasoner, the cold
+    # Ch. 13: budget forcing is measured "on three tiny models": chapter 2's reasoner, the cold
     # start and the GRPO model, as the prose names them.
     models = r1_runs.budget_models(doc)
     return models == ["ch2", "cold", "rl_grpo_s0"], {"models": models}
@@ -753,7 +753,7 @@ def three_models_in_the_sweep(doc: Mapping) -> Verdict:
        ch12("because it dropped many of its re-checks"),
        doctor=lambda d: _set_budget(d, "rl_grpo_s0", "cut", "thinking_tokens", 100.0))
 def rl_made_the_model_more_accurate_and_briefer(doc: Mapping) -> Verdict:
-    # Ch. 12: left alone, the GRPO model is more accurate and thinks for fewer tokens than the
+    # Ch. 13: left alone, the GRPO model is more accurate and thinks for fewer tokens than the
     # cold start, "because it dropped many of its re-checks". Criterion for "many": GRPO's
     # re-checks per chain after RL (mean of the seeds) at most two thirds of the cold start's.
     bf, length = r1_runs.budget_forcing(doc), r1_runs.output_length(doc)
@@ -768,7 +768,7 @@ def rl_made_the_model_more_accurate_and_briefer(doc: Mapping) -> Verdict:
 @claim(ch12("Accuracy climbs steeply while the budget is shorter than the chains"),
        doctor=lambda d: _set_budget(d, "ch2", "cut", "accuracy", 0.926))
 def cutting_climbs_steeply(doc: Mapping) -> Verdict:
-    # Ch. 12: cut accuracy "climbs steeply while the budget is shorter than the chains".
+    # Ch. 13: cut accuracy "climbs steeply while the budget is shorter than the chains".
     # Criterion: for every model, from the short budget the prose quotes to the knee, cut
     # accuracy gains at least half of the model's natural accuracy.
     bf = r1_runs.budget_forcing(doc)
@@ -785,7 +785,7 @@ def cutting_climbs_steeply(doc: Mapping) -> Verdict:
        doctor=lambda d: _set_budget(d, "ch2", "cut", "accuracy", 0.0,
                                     lambda b: b == _budgets(d)[-2]))
 def cutting_flattens_once_chains_fit(doc: Mapping) -> Verdict:
-    # Ch. 12: cut accuracy "flattens once it covers them", "its useful range ends where the
+    # Ch. 13: cut accuracy "flattens once it covers them", "its useful range ends where the
     # model's own chains do". Criterion, per model: at every budget from the knee on, cutting
     # keeps the knee's share (95%) of the natural accuracy, and at the knee the chains already
     # think at least 95% of their natural thinking tokens (the budget covers them).
@@ -810,7 +810,7 @@ def cutting_flattens_once_chains_fit(doc: Mapping) -> Verdict:
        doctor=lambda d: _set_budget(d, "ch2", "extend", "accuracy", 1.0,
                                     lambda b: b == _budgets(d)[-1]))
 def extending_helps_no_model(doc: Mapping) -> Verdict:
-    # Ch. 12: "Extending does not help any of the three"; summary: it "only hurts". Every
+    # Ch. 13: "Extending does not help any of the three"; summary: it "only hurts". Every
     # model's best extended accuracy is below its natural accuracy.
     bf = r1_runs.budget_forcing(doc)
     pairs = {m: (bf[f"{m}_ext_peak"], bf[f"{m}_acc"]) for m in r1_runs.budget_models(doc)}
@@ -821,7 +821,7 @@ def extending_helps_no_model(doc: Mapping) -> Verdict:
        ch12("the GRPO model falls to"),
        doctor=lambda d: _set_budget(d, "rl_grpo_s0", "extend", "accuracy", 0.3))
 def extended_accuracy_falls(doc: Mapping) -> Verdict:
-    # Ch. 12: extended, each model peaks and then "falls to" a lower accuracy at the largest
+    # Ch. 13: extended, each model peaks and then "falls to" a lower accuracy at the largest
     # budget.
     bf = r1_runs.budget_forcing(doc)
     pairs = {m: (bf[f"{m}_ext_big"], bf[f"{m}_ext_peak"]) for m in r1_runs.budget_models(doc)}
@@ -844,7 +844,7 @@ def _grow_costs_beyond_the_knee(doc: dict) -> None:
        ch12("so the cost per right answer stays about where it was at the knee"),
        doctor=_grow_costs_beyond_the_knee)
 def beyond_the_knee_cost_stays(doc: Mapping) -> Verdict:
-    # Ch. 12, exercise 1: past the knee the cost per right answer "stays about where it was at
+    # Ch. 13, exercise 1: past the knee the cost per right answer "stays about where it was at
     # the knee". Criterion: cutting at every budget from the knee on costs within 5% of the
     # knee's tokens per right answer.
     evidence, ok = {}, True
@@ -859,7 +859,7 @@ def beyond_the_knee_cost_stays(doc: Mapping) -> Verdict:
 @claim(ch12("The models that re-check their steps spend more tokens for the same answer"),
        doctor=lambda d: _set_budget(d, "ch2", "cut", "thinking_tokens", 200.0))
 def rechecking_models_pay_more_per_right_answer(doc: Mapping) -> Verdict:
-    # Ch. 12, exercise 1: the re-checking models (cold start, GRPO) pay more tokens per right
+    # Ch. 13, exercise 1: the re-checking models (cold start, GRPO) pay more tokens per right
     # answer, at their knees, than chapter 2's reasoner, which never re-checks.
     cost = {m: round(_cost(doc, m, r1_runs.budget_knee(doc, m)), 1)
             for m in r1_runs.budget_models(doc)}

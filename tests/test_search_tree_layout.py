@@ -1,4 +1,4 @@
-"""Chapter 9's search tree on the real page layout: labels a reader can read, and no edge on them.
+"""Chapter 10's search tree on the real page layout: labels a reader can read, and no edge on them.
 
 The tree once drew 11 px labels on an 860 px chart that the 566 px text column scaled to 0.66
 (7 px text), beside nodes whose outgoing edges fanned out straight through them.

@@ -1,4 +1,4 @@
-"""Chapter 5's widgets in Chromium: each draws, and each input moves it as the maths says."""
+"""Chapter 6's widgets in Chromium: each draws, and each input moves it as the maths says."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 6's widgets in Chromium: each draws, and its inputs move it as the maths says."""
+"""Chapter 7's widgets in Chromium: each draws, and its inputs move it as the maths says."""
 
 from __future__ import annotations
 

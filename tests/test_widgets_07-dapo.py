@@ -1,4 +1,4 @@
-"""Chapter 7's widgets in Chromium: each draws, and each input moves the drawing as dapo.py says."""
+"""Chapter 8's widgets in Chromium: each draws, and each input moves the drawing as dapo.py says."""
 
 from __future__ import annotations
 

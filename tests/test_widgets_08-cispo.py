@@ -1,4 +1,4 @@
-"""Chapter 8's widgets in Chromium: each draws, and each input moves it as cispo.py says."""
+"""Chapter 9's widgets in Chromium: each draws, and each input moves it as cispo.py says."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 9's widgets in Chromium: each draws, and each input moves the drawing as Python says."""
+"""Chapter 10's widgets in Chromium: each draws, and each input moves the drawing as Python says."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 10's widgets in Chromium, and prm_math.js against code/prm.py."""
+"""Chapter 11's widgets in Chromium, and prm_math.js against code/prm.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 11's widgets in Chromium: each draws, and each input moves it as the records say."""
+"""Chapter 12's widgets in Chromium: each draws, and each input moves it as the records say."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chapter 12's widget in Chromium: the budget chart draws and follows the recorded sweep."""
+"""Chapter 13's widget in Chromium: the budget chart draws and follows the recorded sweep."""
 
 from __future__ import annotations
 

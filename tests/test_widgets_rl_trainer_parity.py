@@ -1,6 +1,6 @@
 """The browser's RL step is PyTorch's: widgets/rl_trainer_math.js against rl_reasoner.
 
-Both sides get the same batch: chains the JS sampler drew from chapter 11's cold start
+Both sides get the same batch: chains the JS sampler drew from chapter 12's cold start
 (data/r1_cold_start.*, whose fp16 weights both widen to the same float32 values), graded on
 both sides, with old and reference log-probs shifted by a fixed pattern, so that ratios fall on
 both sides of every objective's clip walls and the KL term has a gradient. For each of the six

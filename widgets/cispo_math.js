@@ -1,4 +1,4 @@
-// CISPO's maths, computed live by chapter 8's widgets, mirroring code/cispo.py and tested
+// CISPO's maths, computed live by chapter 9's widgets, mirroring code/cispo.py and tested
 // against it in Chromium (tests/test_widgets_08-cispo.py):
 //
 //   cispoGradientCoefficient  cispo.cispo_gradient_coefficient

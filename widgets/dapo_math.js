@@ -1,4 +1,4 @@
-// DAPO's maths, computed live by chapter 7's widgets (and chapter 8's cliff), mirroring
+// DAPO's maths, computed live by chapter 8's widgets (and chapter 9's cliff), mirroring
 // code/dapo.py and tested against it in Chromium (tests/test_widgets_07-dapo.py):
 //
 //   clipGradientCoefficient   dapo.clip_gradient_coefficient

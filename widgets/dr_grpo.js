@@ -1,4 +1,4 @@
-// Chapter 5's widgets: GRPO's two normalisers against Dr. GRPO's.
+// Chapter 6's widgets: GRPO's two normalisers against Dr. GRPO's.
 //
 //   difficultyWeightChart  GRPO's per-question weight 1 / (std + eps) against Dr. GRPO's flat 1
 //   lengthPushChart        the per-token push on a right and a wrong response of chosen lengths

@@ -1,4 +1,4 @@
-// Dr. GRPO's maths, computed live by chapter 5's widgets (code/dr_grpo.py). Each export mirrors
+// Dr. GRPO's maths, computed live by chapter 6's widgets (code/dr_grpo.py). Each export mirrors
 // a Python function and is tested against it in Chromium (tests/test_widgets_05-dr-grpo.py):
 //
 //   difficultyWeight         dr_grpo.difficulty_weight

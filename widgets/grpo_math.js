@@ -1,5 +1,5 @@
-// The GRPO maths the chapter 4 widgets compute live, in the reader's browser (code/grpo.py;
-// chapter 5's Dr. GRPO maths is dr_grpo_math.js). Each export mirrors a Python function and is
+// The GRPO maths the chapter 5 widgets compute live, in the reader's browser (code/grpo.py;
+// chapter 6's Dr. GRPO maths is dr_grpo_math.js). Each export mirrors a Python function and is
 // tested against it in Chromium (tests/test_widgets_04-grpo.py):
 //
 //   groupStats               torch: r.mean(), r.std(unbiased=False)

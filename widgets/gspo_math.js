@@ -1,4 +1,4 @@
-// The GSPO maths chapter 6's widgets compute live, in the reader's browser.
+// The GSPO maths chapter 7's widgets compute live, in the reader's browser.
 // Each export mirrors a Python function in code/ and is tested against it
 // (tests/test_widgets_06-gspo.py):
 //

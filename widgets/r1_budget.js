@@ -1,4 +1,4 @@
-// Chapter 12: accuracy against a thinking budget, cut and extended (budget.py's recorded sweep,
+// Chapter 13: accuracy against a thinking budget, cut and extended (budget.py's recorded sweep,
 // read by r1_runs.budget_rows).
 //
 //   budgetRow    the recorded row of one model, mode and budget

@@ -1,4 +1,4 @@
-// Chapter 11: the R1 pipeline as a clickable diagram (r1_runs.stage_cards draws its data).
+// Chapter 12: the R1 pipeline as a clickable diagram (r1_runs.stage_cards draws its data).
 //
 //   pipelineDiagram  stage boxes and arrows; clicking a stage makes it the view's value
 //   stageCard        the chosen stage's run: what it did and its recorded numbers

@@ -1,4 +1,4 @@
-// Chapter 11's arithmetic, mirrored from Python and tested against it (tests/test_widgets_11-r1-pipeline.py).
+// Chapter 12's arithmetic, mirrored from Python and tested against it (tests/test_widgets_11-r1-pipeline.py).
 //
 //   smooth(values, window)      r1_pipeline.smooth: trailing mean over the last `window` finite values
 //   meanPassAtK(n, counts, k)   evaluation.mean_pass_at_k over problems sampled n times each

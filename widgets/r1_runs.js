@@ -1,4 +1,4 @@
-// Chapter 11's run widgets: recorded RL runs of the tiny reasoner (data/r1_runs.json), drawn live.
+// Chapter 12's run widgets: recorded RL runs of the tiny reasoner (data/r1_runs.json), drawn live.
 //
 //   objectiveCurves   a chosen statistic over RL steps, one line per run of the chosen objectives
 //   passAtKBeforeAfter pass@k against k for two models, recomputed from per-problem counts

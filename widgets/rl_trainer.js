@@ -1,4 +1,4 @@
-// Train it yourself: RL on chapter 11's cold-start tiny reasoner, in the reader's tab.
+// Train it yourself: RL on chapter 12's cold-start tiny reasoner, in the reader's tab.
 //
 // The training runs in a Web Worker (rl_trainer_worker.js, over rl_trainer_math.js's engine),
 // so the page's main thread only draws; the worker posts statistics, a 24-bin ratio histogram
@@ -346,7 +346,7 @@ export function rlTrainerView({Plot, html, width}, state, setup) {
   const legend = html`<p style="font-size: 0.85em; margin: 0.2em 0">
     <span data-swatch style="color: ${ink.blue}">━</span> your run, in this tab ·
     <span data-swatch style="color: ${ink.blue}">╌</span> ${record
-      ? `the book's PyTorch run of ${record.label} (chapter 11: ${record.prompts} prompts × ${record.group} chains, lr ${record.lr}, seed 0)`
+      ? `the book's PyTorch run of ${record.label} (chapter 12: ${record.prompts} prompts × ${record.group} chains, lr ${record.lr}, seed 0)`
       : "no recorded PyTorch run: the book never trained REINFORCE on this model"}</p>`;
 
   const charts = html`<div>
