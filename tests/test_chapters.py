@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
+import tomllib
 
 import pytest
-import tomllib
 
 from conftest import ROOT, book_chapters, executed
 
