@@ -86,7 +86,11 @@ WIDGET_PROBLEMS = r"""() => {
     if (!visible) {
       problems.push(`a ${control.tagName.toLowerCase()} (${control.type}) has no visible label`);
     }
-    if (control.tabIndex < 0 || control.disabled && control.tagName !== 'BUTTON'
+    // A disabled native control is not in the tab order by design (HTML removes it; WAI-ARIA's
+    // practices keep that default outside composite widgets) and does nothing, so there is
+    // nothing to reach: it is exempt, as axe exempts it. A reachable one that opts out
+    // (tabindex -1) or a click-only <div> is the defect.
+    if (!control.disabled && control.tabIndex < 0
         || control.matches('div[data-bs-toggle]') && control.getAttribute('role') !== 'button') {
       problems.push(`control "${visible}" cannot be reached from the keyboard`);
     }
