@@ -40,6 +40,7 @@
 // clipping, one AdamW step (torch.optim.AdamW: betas 0.9/0.999, eps 1e-8, weight_decay 0).
 import {requireArray, requireFloat, requireInt, requireOpenUnit} from "./checks.js";
 import {chainLogprobs, zeroGrads} from "./tiny_gpt_backward.js";
+import {gemmNTWasm, hasWasmGemm} from "./gemm_wasm.js";
 import {copyCacheRow, encodePrompt, extractAnswer, forwardRows, mulberry32, newCache, sampleToken} from "./tiny_gpt_forward.js";
 
 export const OBJECTIVES = ["grpo", "dr_grpo", "dapo", "gspo", "cispo", "reinforce"];
@@ -502,6 +503,11 @@ function logSoftmaxAt(model, logits, token) {
  * EOS. Returns chains {problem, text, tokens (EOS included when written), logp (the model's
  * temperature-1 log-prob of each token: Samples.logprobs), finished}.
  */
+// The sampler's products out = X W^T + b in WebAssembly SIMD (float32 sums, as the backward's),
+// faster than tiny_gpt_forward.js's float64 loops (scripts/bench_rl_trainer.py); chapter 2 keeps those.
+const wasmProduct = (W, b, X, out, nOut, nIn, R) => gemmNTWasm(X, W, out, R, nOut, nIn, b);
+const sampleProduct = hasWasmGemm ? wasmProduct : undefined;
+
 export function sampleGroups(model, problems, G, temperature, rand) {
   const {context} = model.config;
   const rows = problems.length * G;
@@ -511,7 +517,7 @@ export function sampleGroups(model, problems, G, temperature, rand) {
   problems.forEach((problem, p) => {
     const ids = encodePrompt(model, `${problem}=`);
     let last;
-    for (const id of ids) last = forwardRows(model, cache, [p * G], [id])[0];
+    for (const id of ids) last = forwardRows(model, cache, [p * G], [id], sampleProduct)[0];
     copyCacheRow(model, cache, p * G, Array.from({length: G - 1}, (_, i) => p * G + i + 1));
     for (let g = 0; g < G; g++) {
       logits[p * G + g] = last;
@@ -533,7 +539,7 @@ export function sampleGroups(model, problems, G, temperature, rand) {
       }
     });
     if (!active.length) break;
-    forwardRows(model, cache, active, next).forEach((l, k) => (logits[active[k]] = l));
+    forwardRows(model, cache, active, next, sampleProduct).forEach((l, k) => (logits[active[k]] = l));
   }
   return chains.map(({problem, text, tokens, logp, finished}) => ({problem, text, tokens, logp, finished}));
 }

@@ -324,9 +324,11 @@ function scratch(model, R) {
 /**
  * Run one token through the model for each of the given cache rows (rows[i] gets tokens[i]
  * at position cache.lengths[rows[i]]), append their keys and values, and return the
- * next-token logits of each, an array of Float64Array(vocab_size).
+ * next-token logits of each, an array of Float64Array(vocab_size). `product(W, b, X, out,
+ * nOut, nIn, R)` computes out = X W^T + b; the default is this file's float64 loops (chapter 2's
+ * sampler), the RL trainer passes a float32 WebAssembly one (rl_trainer_math.js).
  */
-export function forwardRows(model, cache, rows, tokens) {
+export function forwardRows(model, cache, rows, tokens, product = linear) {
   const {context, n_embd: C, n_head: H, vocab_size: V} = model.config;
   const R = rows.length;
   if (R === 0 || tokens.length !== R) throw new Error("rows and tokens must be equal-length, non-empty");
@@ -348,7 +350,7 @@ export function forwardRows(model, cache, rows, tokens) {
     const keys = cache.keys[l];
     const values = cache.values[l];
     layerNorm(x, layer.ln1w, layer.ln1b, h, C, R);
-    linear(layer.qkvW, layer.qkvB, h, qkv, 3 * C, C, R);
+    product(layer.qkvW, layer.qkvB, h, qkv, 3 * C, C, R);
     for (let k = 0; k < R; k++) {
       const pos = cache.lengths[rows[k]];
       const c0 = rows[k] * size;
@@ -358,16 +360,16 @@ export function forwardRows(model, cache, rows, tokens) {
       }
       attend(qkv, k * 3 * C, keys, values, c0, y, k * C, att, pos, C, H);
     }
-    linear(layer.projW, layer.projB, y, a, C, C, R);
+    product(layer.projW, layer.projB, y, a, C, C, R);
     for (let i = 0; i < R * C; i++) x[i] += a[i];
     layerNorm(x, layer.ln2w, layer.ln2b, h, C, R);
-    linear(layer.fcW, layer.fcB, h, f, 4 * C, C, R);
+    product(layer.fcW, layer.fcB, h, f, 4 * C, C, R);
     for (let i = 0; i < R * 4 * C; i++) f[i] = gelu(f[i]);
-    linear(layer.fc2W, layer.fc2B, f, a, C, 4 * C, R);
+    product(layer.fc2W, layer.fc2B, f, a, C, 4 * C, R);
     for (let i = 0; i < R * C; i++) x[i] += a[i];
   }
   layerNorm(x, model.weights["ln_f.weight"], model.weights["ln_f.bias"], h, C, R);
-  linear(wte, model.zeroBias, h, logits, V, C, R); // the tied head: no bias
+  product(wte, model.zeroBias, h, logits, V, C, R); // the tied head: no bias
   const out = [];
   for (let k = 0; k < R; k++) {
     cache.lengths[rows[k]] += 1;
