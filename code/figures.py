@@ -647,6 +647,88 @@ def gspo_training_figure(curve: list[dict], clip_runs: list[dict],
     fig.update_xaxes(title_text="update", row=2, col=1)
     return _with_slider(fig, runs, at, default, "training run")
 
+
+# --- chapter 7 -----------------------------------------------------------------------------
+
+
+def dynamic_sampling_figure(curves: list[dict], p: float = 0.9, G: int = 8):
+    """Chapter 7 (widgets/dynamic_sampling.js): the share of groups with no gradient,
+    p^G + (1-p)^G, against the per-sample accuracy p: Python's curves per group size, the chosen
+    G bold (dapo.wasted_fraction, which the widget's wastedFraction mirrors), each size's value at
+    p dotted; p (the widget's "Per-sample accuracy p", 0.01 to 0.99) on a slider."""
+    from dapo import wasted_fraction
+
+    keys = ["p", "group_size", "wasted"]
+    _records("curves", curves, keys, keys)
+    require_int("G", G, low=1, high=64)
+    go = _go()
+    sizes = list(dict.fromkeys(r["group_size"] for r in curves))
+    stops = [round(0.01 * i, 2) for i in range(1, 100)]
+    if p not in stops:
+        raise ValueError(f"p must be one of 0.01, 0.02, ..., 0.99, got {p!r}")
+    grid = [k / 200 for k in range(201)]
+    colour = {g: COLOURS[i % len(COLOURS)] for i, g in enumerate(sizes)}
+
+    def at(q: float) -> list:
+        traces = []
+        for g in sizes:
+            mine = [r for r in curves if r["group_size"] == g]
+            traces.append(go.Scatter(x=[r["p"] for r in mine], y=[r["wasted"] for r in mine],
+                                     name=f"G = {g}", mode="lines",
+                                     line={"color": colour[g], "width": 1.5}))
+        traces.append(go.Scatter(x=grid, y=[wasted_fraction(x, G) for x in grid],
+                                 name=f"G = {G} (chosen)", mode="lines",
+                                 line={"color": colour.get(G, "#333333"), "width": 3.5}))
+        traces.append(go.Scatter(x=[q] * len(sizes), y=[wasted_fraction(q, g) for g in sizes],
+                                 name=f"each G at p = {q}", mode="markers",
+                                 marker={"color": [colour[g] for g in sizes], "size": 8}))
+        traces.append(go.Scatter(x=[q], y=[wasted_fraction(q, G)], name=f"G = {G} at p = {q}",
+                                 mode="markers", marker={"color": "white", "size": 12,
+                                                         "line": {"color": "black", "width": 2}}))
+        return traces
+
+    fig = _figure([], "Wasted share of groups against per-sample accuracy",
+                  "per-sample accuracy p", "wasted fraction p^G + (1-p)^G", yaxis_range=[0, 1])
+    return _with_slider(fig, stops, at, p, "per-sample accuracy p")
+
+
+def overlong_figure(ramp: list[dict], max_len: int = 20480, cache_len: int = 4096,
+                    length: int = 18432):
+    """Chapter 7 (widgets/overlong.js): DAPO's soft overlong penalty (dapo.overlong_penalty,
+    which the widget's overlongPenalty mirrors) against the hard cliff, Python's ramp dotted,
+    the chosen length marked; the response length (the widget's "Response length |y|", 0 to
+    40960 by 256) on a slider."""
+    from dapo import overlong_penalty
+
+    _records("ramp", ramp, ["length", "penalty"], ["length", "penalty"])
+    require_int("max_len", max_len, low=1)
+    cache = min(require_int("cache_len", cache_len, low=1), max_len)
+    go = _go()
+    stops = list(range(0, 40961, 256))
+    if length not in stops:
+        raise ValueError(f"length must be one of 0, 256, ..., 40960, got {length!r}")
+    start = max_len - cache
+    xs = [0, start, max_len, max_len + 1e-6, 40960]
+
+    def at(n: int) -> list:
+        soft = overlong_penalty(n, max_len, cache)
+        return [
+            go.Scatter(x=[r["length"] for r in ramp], y=[r["penalty"] for r in ramp],
+                       name="Python's ramp", mode="markers", marker={"color": "#bbbbbb"}),
+            go.Scatter(x=xs, y=[0 if x <= max_len else -1 for x in xs], name="hard cliff",
+                       mode="lines", line={"color": "#888888", "dash": "dash"}),
+            go.Scatter(x=xs, y=[overlong_penalty(x, max_len, cache) for x in xs],
+                       name="soft penalty", mode="lines", line={"color": "#ef8a2f", "width": 2.5}),
+            go.Scatter(x=[n], y=[soft], name=f"|y| = {n}", mode="markers",
+                       marker={"color": COLOURS[1], "size": 10}),
+        ]
+
+    fig = _figure([], f"Length penalty against response length (L_max {max_len}, L_cache "
+                  f"{cache})", "response length |y| (tokens)", "length penalty added to the reward",
+                  yaxis_range=[-1.15, 0.15])
+    fig.add_vrect(x0=start, x1=max_len, fillcolor="#ef8a2f", opacity=0.12, line_width=0)
+    return _with_slider(fig, stops, at, length, "response length |y|")
+
 # --- chapter 9 -----------------------------------------------------------------------------
 
 

@@ -436,3 +436,42 @@ def test_gspo_training_twin() -> None:
         updates = [r for r in rows if r["run"] == chosen and r["step"] > 0]
         assert _xy(_trace(fig, f"share clipped, {chosen}", stop)) == (
             [r["step"] for r in updates], [r["clip_fraction"] for r in updates])
+
+
+def test_dynamic_sampling_twin() -> None:
+    from dapo import wasted_fraction
+
+    curves = _defines("07-dapo")["dyn_data"]
+    fig = figures.dynamic_sampling_figure(curves, p=0.9, G=8)
+    ps = [float(s) for s in _stops(fig)]
+    assert len(ps) == 99 and ps[0] == 0.01 and ps[-1] == 0.99
+    sizes = list(dict.fromkeys(r["group_size"] for r in curves))
+    for stop, p in enumerate(ps):
+        for g in sizes:
+            mine = [r for r in curves if r["group_size"] == g]
+            assert _xy(_trace(fig, f"G = {g}", stop)) == ([r["p"] for r in mine],
+                                                          [r["wasted"] for r in mine])
+        bold = _trace(fig, "G = 8 (chosen)", stop)
+        assert list(bold.y) == [wasted_fraction(x, 8) for x in bold.x] and len(bold.x) == 201
+        assert list(_trace(fig, f"each G at p = {p}", stop).y) == [
+            p ** g + (1 - p) ** g for g in sizes]
+        dot = _trace(fig, f"G = 8 at p = {p}", stop)
+        assert list(dot.y) == [p ** 8 + (1 - p) ** 8] and dot.visible == (p == 0.9)
+
+
+def test_overlong_twin() -> None:
+    from dapo import overlong_penalty
+
+    ramp = _defines("07-dapo")["over_data"]
+    fig = figures.overlong_figure(ramp, max_len=20480, cache_len=4096, length=18432)
+    lengths = [int(s) for s in _stops(fig)]
+    assert lengths == list(range(0, 40961, 256))
+    for stop, n in enumerate(lengths):
+        assert _xy(_trace(fig, "Python's ramp", stop)) == ([r["length"] for r in ramp],
+                                                          [r["penalty"] for r in ramp])
+        soft = _trace(fig, "soft penalty", stop)
+        assert list(soft.y) == [overlong_penalty(x, 20480, 4096) for x in soft.x]
+        assert list(soft.x)[1:3] == [16384, 20480]
+        dot = _trace(fig, f"|y| = {n}", stop)
+        assert _xy(dot) == ([n], [overlong_penalty(n, 20480, 4096)])
+        assert dot.visible == (n == 18432)
