@@ -3,7 +3,8 @@
     python scripts/bench_rl_trainer.py                  # ms per step, JS and PyTorch, both sizes
     python scripts/bench_rl_trainer.py --curve 3        # and 3 minutes of training at the defaults
 
-Prints, for the widget's defaults (8 prompts x 16 chains, lr 1e-4, two inner steps) and for
+Prints, for the widget's defaults (rl_trainer.js DEFAULTS: 4 prompts x 8 chains, lr 1e-4, two
+inner steps), the first defaults (8 x 16) and
 chapter 11's size (16 x 16, two inner steps), from chapter 11's cold start
 (data/r1_cold_start.*):
 
@@ -38,7 +39,11 @@ from tiny_gpt import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINT = ROOT / "data" / "r1_cold_start.json"
-SIZES = {"widget defaults (8 x 16)": (8, 16), "chapter 11 (16 x 16)": (16, 16)}
+SIZES = {
+    "widget defaults (4 x 8)": (4, 8),
+    "old defaults (8 x 16)": (8, 16),
+    "chapter 11 (16 x 16)": (16, 16),
+}
 EVAL_PROBLEMS, EVAL_SAMPLES = 200, 4
 
 JS_STEPS = """async ([origin, P, G, steps, seed]) => {
@@ -60,8 +65,10 @@ JS_CURVE = """async ([origin, minutes, seed, nEval, samples]) => {
   const F = await import(origin + "/widgets/tiny_gpt_forward.js");
   const R = await import(origin + "/widgets/rl_trainer_math.js");
   const model = await F.loadTinyGPT(origin + "/data/r1_cold_start.json");
-  const trainer = R.createTrainer(model, {prompts_per_step: 8, group_size: 16, lr: 1e-4,
-                                          inner_steps: 2}, seed);
+  const W = await import(origin + "/widgets/rl_trainer.js");
+  const {prompts, group, lr} = W.DEFAULTS;
+  const trainer = R.createTrainer(model, {prompts_per_step: prompts, group_size: group,
+                                          lr: Number(lr), inner_steps: 2}, seed);
   const problems = R.heldOutProblems(nEval, 0);
   const before = trainer.evaluate(problems, samples, {seed: 1});
   const t0 = performance.now();

@@ -26,6 +26,10 @@ export const TRAINER_OBJECTIVES = [
 ];
 const LABELS = Object.fromEntries(TRAINER_OBJECTIVES);
 export const CHAINS_SHOWN = 4; // chains before and after, for the reader's problem
+/** The widget's defaults, chosen by measurement (scripts/bench_rl_trainer.py): 4 x 8 chains a step
+ * gains most held-out pass@1 per chain sampled in PyTorch from this checkpoint; lr 3e-4 and 1e-3
+ * collapsed it. A step at 4 x 8 takes a few seconds in a browser, 8 x 16 tens. */
+export const DEFAULTS = Object.freeze({prompts: 4, group: 8, lr: "1e-4"});
 const MAX_CHAINS = 512; // prompts x G a step may sample: the page stays a page
 
 /** The controls, one Inputs.form whose value is the raw settings (checked by trainerConfig). */
@@ -33,9 +37,9 @@ export function trainerInputs({Inputs}, {objective = "grpo"} = {}) {
   const dapo = objective === "dapo";
   return Inputs.form({
     objective: Inputs.select(new Map(TRAINER_OBJECTIVES.map(([k, l]) => [l, k])), {label: "Objective to train", value: objective}),
-    prompts: labelRange(Inputs.range([1, 32], {step: 1, value: 8, label: "Prompts per step"})),
-    group: labelRange(Inputs.range([1, 32], {step: 1, value: 16, label: "Chains per prompt G"})),
-    lr: Inputs.text({label: "Learning rate", value: "1e-4"}),
+    prompts: labelRange(Inputs.range([1, 32], {step: 1, value: DEFAULTS.prompts, label: "Prompts per step"})),
+    group: labelRange(Inputs.range([1, 32], {step: 1, value: DEFAULTS.group, label: "Chains per prompt G"})),
+    lr: Inputs.text({label: "Learning rate", value: DEFAULTS.lr}),
     clipEps: labelRange(Inputs.range([0.05, 0.5], {step: 0.01, value: 0.2, label: "Clip ε"})),
     clipHigher: Inputs.toggle({label: "Clip-higher (DAPO)", value: true}),
     clipHigh: labelRange(Inputs.range([0.05, 0.5], {step: 0.01, value: 0.28, label: "ε_high of clip-higher"})),
@@ -119,7 +123,8 @@ export function readerProblem(text) {
 export function trainerSession(jsonUrl, setup) {
   const {eval_samples: evalSamples, eval_every: evalEvery} = setup;
   const url = String(new URL(jsonUrl, document.baseURI));
-  const snap = {status: "loading", message: null, errors: [], problemError: null, run: null, objective: null};
+  // `charts` keeps this session's last drawn chart of each kind and the data it drew (see drawn()).
+  const snap = {status: "loading", message: null, errors: [], problemError: null, run: null, objective: null, charts: new Map()};
   const wakers = new Set();
   let worker = null;
   let wanted = null; // {key, message} of the run the settings ask for
@@ -213,6 +218,9 @@ export function trainerSession(jsonUrl, setup) {
       try {
         while (true) {
           if (!changed) await new Promise((r) => (resolve = r));
+          // At most one redraw a frame: the worker's messages that arrive before the next frame
+          // fold into one snapshot, and the page's other inputs keep their frames.
+          if (typeof requestAnimationFrame === "function") await new Promise((r) => requestAnimationFrame(r));
           changed = false;
           resolve = null;
           yield {...snap, errors: [...snap.errors], evalSamples, evalEvery, evalProblems: setup.eval.length};
@@ -264,6 +272,17 @@ const SERIES = {reward: ink.blue, accuracy: ink.good, length_right: ink.good, le
 
 /** A 95% normal interval half-width for a share p of n draws (definitional: 1.96 sqrt(p(1-p)/n)). */
 const halfWidth = (p, n) => 1.96 * Math.sqrt(p * (1 - p) / n);
+
+// A chart is redrawn only when what it shows changed: `key` is its data and size, and the
+// session's last chart of that kind is reused while the key is the same (moved, not cloned:
+// one session draws one view at a time).
+function drawn(charts, kind, key, draw) {
+  const last = charts?.get(kind);
+  if (last && last.key === key) return last.node;
+  const node = draw();
+  charts?.set(kind, {key, node});
+  return node;
+}
 
 function curve(Plot, width, {label, description, y, mine, book, keys, names, domain, yDomain}) {
   const rows = (data, who) => keys.flatMap((k) => data.filter((d) => d[k] !== null && d[k] !== undefined && d.step <= domain)
@@ -349,13 +368,15 @@ export function rlTrainerView({Plot, html, width}, state, setup) {
       ? `the book's PyTorch run of ${record.label} (chapter 12: ${record.prompts} prompts × ${record.group} chains, lr ${record.lr}, seed 0)`
       : "no recorded PyTorch run: the book never trained REINFORCE on this model"}</p>`;
 
+  // Each curve's key: the size, the objective and run, the steps drawn, and the rows it reads.
+  const chart = (label, draw) => drawn(state.charts, label, JSON.stringify([width, objectiveKey, run?.run, domain, label === "Held-out pass@1" ? evals : history]), draw);
   const charts = html`<div>
-    ${curve(Plot, width, {label: "Held-out pass@1", description: `Pass@1 on ${state.evalProblems} held-out problems (${state.evalSamples} chains each) every ${state.evalEvery} steps, your run solid, the book's dashed.`, y: "held-out pass@1", mine: pass1, book: bookCurve, keys: ["pass1"], names: {pass1: "pass@1"}, domain, yDomain: [0, 1]})}
-    ${curve(Plot, width, {label: "Reward and accuracy of the training groups", description: "Mean reward and share of right chains in each step's training groups, your run solid, the book's dashed.", y: "share / reward", mine: history, book, keys: ["reward", "accuracy"], names: {reward: "reward", accuracy: "accuracy"}, domain, yDomain: [0, 1.1]})}
-    ${curve(Plot, width, {label: "Share of ratios clipped", description: "Share of ratios where the trust region acted on the step's second pass, your run solid, the book's dashed.", y: "clipped share", mine: history, book, keys: ["clip"], names: {clip: "clipped"}, domain})}
-    ${curve(Plot, width, {label: "Mean length of right and wrong chains", description: "Mean length in tokens of the right chains and of the wrong ones, each curve labelled at its end (right, wrong), your run solid, the book's dashed.", y: "tokens", mine: history, book, keys: ["length_right", "length_wrong"], names: {length_right: "right", length_wrong: "wrong"}, domain})}
-    ${curve(Plot, width, {label: "KL to the starting model", description: "The k3 estimate of the KL divergence from the checkpoint on the step's chains, your run solid, the book's dashed (where the book's run had a KL term).", y: "KL", mine: history, book: record?.beta > 0 ? book : [], keys: ["kl"], names: {kl: "KL"}, domain})}
-    ${run?.hist ? histogramChart(Plot, width, run.hist, run.walls, objectiveKey) : html`<p style="color: ${ink.muted}; font-size: 0.85em">The ratio histogram appears after the first step.</p>`}
+    ${chart("Held-out pass@1", () => curve(Plot, width, {label: "Held-out pass@1", description: `Pass@1 on ${state.evalProblems} held-out problems (${state.evalSamples} chains each) every ${state.evalEvery} steps, your run solid, the book's dashed.`, y: "held-out pass@1", mine: pass1, book: bookCurve, keys: ["pass1"], names: {pass1: "pass@1"}, domain, yDomain: [0, 1]}))}
+    ${chart("Reward and accuracy of the training groups", () => curve(Plot, width, {label: "Reward and accuracy of the training groups", description: "Mean reward and share of right chains in each step's training groups, your run solid, the book's dashed.", y: "share / reward", mine: history, book, keys: ["reward", "accuracy"], names: {reward: "reward", accuracy: "accuracy"}, domain, yDomain: [0, 1.1]}))}
+    ${chart("Share of ratios clipped", () => curve(Plot, width, {label: "Share of ratios clipped", description: "Share of ratios where the trust region acted on the step's second pass, your run solid, the book's dashed.", y: "clipped share", mine: history, book, keys: ["clip"], names: {clip: "clipped"}, domain}))}
+    ${chart("Mean length of right and wrong chains", () => curve(Plot, width, {label: "Mean length of right and wrong chains", description: "Mean length in tokens of the right chains and of the wrong ones, each curve labelled at its end (right, wrong), your run solid, the book's dashed.", y: "tokens", mine: history, book, keys: ["length_right", "length_wrong"], names: {length_right: "right", length_wrong: "wrong"}, domain}))}
+    ${chart("KL to the starting model", () => curve(Plot, width, {label: "KL to the starting model", description: "The k3 estimate of the KL divergence from the checkpoint on the step's chains, your run solid, the book's dashed (where the book's run had a KL term).", y: "KL", mine: history, book: record?.beta > 0 ? book : [], keys: ["kl"], names: {kl: "KL"}, domain}))}
+    ${run?.hist ? drawn(state.charts, "histogram", JSON.stringify([width, run.hist, run.walls, objectiveKey]), () => histogramChart(Plot, width, run.hist, run.walls, objectiveKey)) : html`<p style="color: ${ink.muted}; font-size: 0.85em">The ratio histogram appears after the first step.</p>`}
   </div>`;
 
   const chains = run?.problem && run.before?.length ? html`<div style="display: flex; flex-wrap: wrap; gap: 0.8em; margin-top: 0.4em">
