@@ -729,6 +729,47 @@ def overlong_figure(ramp: list[dict], max_len: int = 20480, cache_len: int = 409
     fig.add_vrect(x0=start, x1=max_len, fillcolor="#ef8a2f", opacity=0.12, line_width=0)
     return _with_slider(fig, stops, at, length, "response length |y|")
 
+
+# --- chapter 8 -----------------------------------------------------------------------------
+
+
+def reflection_tokens_figure(tokens: list[dict], labels: dict, eps_high: float = 0.2):
+    """Chapter 8 (widgets/reflection_tokens.js): the push -N dloss/dlog pi each token of one step
+    gets under GRPO and under CISPO (fork tokens starred), from cispo.demonstrate_reflection_token
+    (which the widget's reflectionGradients mirrors); eps_high (the widget's "ε_high sweep", 0.05
+    to 0.95 by 0.01) on a slider."""
+    from cispo import demonstrate_reflection_token
+
+    keys = ["label", "ratio", "advantage", "is_fork"]
+    _records("tokens", tokens, keys, ["ratio", "advantage"])
+    _mapping("labels", labels, ["grpo", "cispo"])
+    go = _go()
+    spec = tuple((t["label"], t["ratio"], t["advantage"], bool(t["is_fork"])) for t in tokens)
+    stops = [round(0.05 + 0.01 * i, 2) for i in range(91)]
+    if eps_high not in stops:
+        raise ValueError(f"eps_high must be one of 0.05, 0.06, ..., 0.95, got {eps_high!r}")
+    names = [f"★ {t['label']}" if t["is_fork"] else t["label"] for t in tokens]
+
+    def at(eps: float) -> list:
+        res = demonstrate_reflection_token(eps_high=eps, clip_eps=eps, tokens=spec,
+                                           dtype=_float64())
+        n = len(res["tokens"])
+        return [go.Bar(x=[-n * t[f"grad_{m}"] + 0 for t in res["tokens"]], y=names,
+                       orientation="h", name=f"{labels[m]} ({res[f'kept_{m}']} of "
+                       f"{res['n_fork']} forks learning)",
+                       marker={"color": colour})
+                for m, colour in [("grpo", "#ef8a2f"), ("cispo", "#3ca951")]]
+
+    fig = _figure([], "Push on each token's log-probability, GRPO against CISPO",
+                  "push on log pi (-N dloss/dlog pi)", "token", barmode="group")
+    return _with_slider(fig, stops, at, eps_high, "eps_high")
+
+
+def _float64():
+    import torch
+
+    return torch.float64
+
 # --- chapter 9 -----------------------------------------------------------------------------
 
 

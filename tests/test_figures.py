@@ -475,3 +475,27 @@ def test_overlong_twin() -> None:
         dot = _trace(fig, f"|y| = {n}", stop)
         assert _xy(dot) == ([n], [overlong_penalty(n, 20480, 4096)])
         assert dot.visible == (n == 18432)
+
+
+def test_reflection_tokens_twin() -> None:
+    import torch
+
+    from cispo import demonstrate_reflection_token
+
+    d = _defines("08-cispo")
+    tokens, labels = d["cispo_tokens"], d["objective_labels"]
+    fig = figures.reflection_tokens_figure(tokens, labels, eps_high=0.2)
+    stops = [float(s) for s in _stops(fig)]
+    assert len(stops) == 91 and stops[0] == 0.05 and stops[-1] == 0.95
+    spec = tuple((t["label"], t["ratio"], t["advantage"], t["is_fork"]) for t in tokens)
+    names = [f"★ {t['label']}" if t["is_fork"] else t["label"] for t in tokens]
+    for stop, eps in enumerate(stops):
+        res = demonstrate_reflection_token(eps_high=eps, clip_eps=eps, tokens=spec,
+                                           dtype=torch.float64)
+        n = len(tokens)
+        for m in ["grpo", "cispo"]:
+            bars = _trace(fig, f"{labels[m]} ({res[f'kept_{m}']} of {res['n_fork']} forks "
+                               "learning)", stop)
+            assert list(bars.y) == names
+            assert list(bars.x) == [-n * t[f"grad_{m}"] for t in res["tokens"]]
+            assert bars.visible == (eps == 0.2)
