@@ -345,7 +345,10 @@ def encode_example(problem: str, completion: str, context: int = 64) -> tuple[Te
     context = require_int("context", context, low=2, high=MAX_CONTEXT)
     require_str("completion", completion)
     prompt = encode(BOS + prompt_of(problem))
-    target = encode(completion + EOS)
+    try:
+        target = encode(completion + EOS)
+    except ValueError as err:  # encode() calls its argument "text"
+        raise ValueError(f"completion: {err}") from None
     seq = prompt + target
     if len(seq) > context + 1:
         raise ValueError(f"context={context} is too short for {problem!r} ({len(seq)} tokens)")

@@ -23,6 +23,7 @@ import math
 import sys
 from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -164,6 +165,20 @@ def require_str(name: str, value: object) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {_kind(value)}")
     return value
+
+
+def require_path(name: str, value: object) -> Path:
+    """``value`` as a ``Path``: a non-empty ``str`` or ``Path`` with no NUL byte.
+
+    The OS cannot open a name holding NUL; ``open`` would say only "embedded null byte".
+    """
+    if not isinstance(value, (str, PurePath)):
+        raise TypeError(f"{name} must be a str or Path, got {_kind(value)}")
+    if not str(value):
+        raise ValueError(f"{name} must not be empty")
+    if "\x00" in str(value):
+        raise ValueError(f"{name} must not contain a NUL byte, got {str(value)!r}")
+    return Path(value)
 
 
 MAX_NAME_LEN = 200  # a file name, with room for a suffix, under the usual 255-byte limit

@@ -434,7 +434,8 @@ def demonstrate_reflection_token(
     clip = _check_eps("clip_eps", clip_eps, lower=True)
     if dtype not in (torch.float32, torch.float64):
         raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
-    if not tokens or any(len(t) != 4 or not float(t[1]) > 0 for t in tokens):
+    tokens = require_sequence("tokens", tokens, min_len=1, max_len=10_000)
+    if any(not isinstance(t, (tuple, list)) or len(t) != 4 or not float(t[1]) > 0 for t in tokens):
         raise ValueError("tokens must be non-empty (label, ratio > 0, advantage, is_fork) tuples")
     _check_off_walls(
         [float(t[1]) for t in tokens],

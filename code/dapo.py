@@ -279,6 +279,9 @@ def wasted_fraction(p: float, G: int) -> float:
     """
     p = require_prob("p", p)
     G = require_int("G", G, low=1)  # closed form: any G is cheap
+    # Any p < 1 to the power 10**300 underflows to 0, so a larger G gives the same value (and an
+    # int past float's range, such as 10**400, would raise OverflowError as an exponent).
+    G = min(G, 10**300)
     return p**G + (1.0 - p) ** G
 
 

@@ -35,7 +35,14 @@ from functools import cache
 from numbers import Rational
 from pathlib import Path
 
-from checks import require_arg_name, require_instance, require_int, require_seed, require_str
+from checks import (
+    require_arg_name,
+    require_instance,
+    require_int,
+    require_path,
+    require_seed,
+    require_str,
+)
 
 __all__ = [
     "TARGET",
@@ -703,9 +710,7 @@ def _read_json(path: Path):
 def _data_path(name: str, path: object, default: Path) -> Path:
     if path is None:
         return default
-    if not isinstance(path, (str, Path)):
-        raise TypeError(f"{name} must be a str, Path or None, got {type(path).__name__}")
-    return Path(path)
+    return require_path(name, path)
 
 
 def demo_puzzles(n: int = 20, seed: int = 0) -> list[list[int]]:

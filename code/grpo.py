@@ -305,7 +305,8 @@ def verifiable_reward(answers: Tensor, correct: int) -> Tensor:
         correct: the right answer's index.
     """
     a = _integer_answers(answers)
-    correct = require_int("correct", correct)
+    # int64's range: a larger int cannot equal an index and would overflow inside torch
+    correct = require_int("correct", correct, low=-(2**63), high=2**63 - 1)
     return (a == correct).to(torch.get_default_dtype())
 
 

@@ -600,7 +600,10 @@ def log_ratio_variances(v: float, length: int) -> dict[str, float]:
     """
     v = require_float("v", v, low=0.0, low_open=True)
     length = require_int("length", length, low=1)  # closed form: any length is cheap
-    return {"token": v, "product": length * v, "seq": v / length}
+    product = length * v if length < 2**1000 else math.inf
+    if not math.isfinite(product):  # a finite answer or none: never a silent inf
+        raise ValueError(f"length * v overflows a float (v = {v})")
+    return {"token": v, "product": product, "seq": v / length}
 
 
 def demonstrate_length_variance(

@@ -158,8 +158,9 @@ def _as_scores(chain_or_scores: object) -> list[float]:
     for x in chain_or_scores:
         if isinstance(x, bool) or not isinstance(x, Real):
             raise TypeError(f"chain_or_scores must hold only steps or only numbers, got {x!r}")
-        if not 0.0 <= float(x) <= 1.0:
-            raise ValueError(f"chain_or_scores scores must be in [0, 1], got {x}")
+        if not 0 <= x <= 1:  # compared before float(): float(10**400) raises OverflowError
+            shown = x if not isinstance(x, int) or abs(x) < 10**30 else "a huge int"
+            raise ValueError(f"chain_or_scores scores must be in [0, 1], got {shown}")
         scores.append(float(x))
     return scores
 

@@ -23,7 +23,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from checks import require_choice, require_float, require_int
+from checks import require_choice, require_float, require_int, require_path
 from decimals import fixed
 from evaluation import mean_pass_at_k
 from objectives import OBJECTIVE_LABELS  # the five stage-2 objectives and their names
@@ -84,8 +84,9 @@ def load_exercise3(path: str | os.PathLike = R1_EXERCISE3_PATH) -> dict:
 def _load_json(path: object) -> dict:
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or a path, got {type(path).__name__}")
+    path = require_path("path", os.fspath(path))
     try:
-        doc = json.loads(Path(path).read_text())
+        doc = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"path {path} is not a JSON file: {err}") from None
     if not isinstance(doc, dict):

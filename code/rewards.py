@@ -116,7 +116,11 @@ def extract_tagged_answer(completion: str) -> str | None:
 def _canonical_reference(correct: object) -> str:
     if isinstance(correct, bool) or not isinstance(correct, (str, numbers.Real)):
         raise TypeError(f"correct must be a str or a number, got {type(correct).__name__}")
-    if isinstance(correct, numbers.Real) and not math.isfinite(float(correct)):
+    if isinstance(correct, numbers.Integral):
+        correct = int(correct)  # exact: float() of 10**400 would raise OverflowError
+        if abs(correct) >= 10**4000:  # repr() stops at CPython's 4,300-digit limit
+            raise ValueError("correct must have fewer than 4,000 digits")
+    elif isinstance(correct, numbers.Real) and not math.isfinite(float(correct)):
         raise ValueError(f"correct must be finite, got {correct}")
     answer = extract_answer(correct if isinstance(correct, str) else repr(correct))
     if answer is None:

@@ -130,7 +130,8 @@ def rewards_for(problems: list[str], completions: list[str], format_weight: floa
             f"completions must hold one completion per problem ({len(problems)}), "
             f"got {len(completions)}"
         )
-    format_weight = require_float("format_weight", format_weight, low=0.0)
+    # high: the rewards are a float32 tensor, whose largest value is about 3.4e38 (past it, inf)
+    format_weight = require_float("format_weight", format_weight, low=0.0, high=1e30)
     return torch.tensor(
         [
             grade(p, c) + format_weight * format_reward(c)

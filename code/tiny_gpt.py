@@ -59,6 +59,7 @@ from checks import (
     require_float,
     require_instance,
     require_int,
+    require_path,
     require_same_shape,
     require_seed,
     require_sequence,
@@ -143,7 +144,8 @@ class TinyGPTConfig:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            require_int(f.name, getattr(self, f.name), low=1)
+            # each at most MAX_PARAMS: a 10**400 field cannot reach the float format below
+            require_int(f.name, getattr(self, f.name), low=1, high=MAX_PARAMS)
         require_int("context", self.context, high=MAX_CONTEXT)
         params = 12 * self.n_layer * self.n_embd**2 + (self.vocab_size + self.context) * self.n_embd
         if params > MAX_PARAMS:
@@ -702,14 +704,7 @@ def accuracy(problems: Sequence[str], chains: Sequence[Sequence[str]]) -> float:
 
 
 def _require_path(path: object) -> Path:
-    if isinstance(path, str):
-        require_str("path", path)
-        if not path:
-            raise ValueError("path must not be empty")
-        return Path(path)
-    if not isinstance(path, Path):
-        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
-    return path
+    return require_path("path", path)
 
 
 def save_checkpoint(

@@ -34,6 +34,7 @@ from checks import (
     require_bool,
     require_instance,
     require_int,
+    require_path,
     require_prob,
     require_seed,
     require_sequence,
@@ -493,8 +494,8 @@ def load_beam_sweep(path: str | Path | None = None) -> dict:
     """
     if path is None:
         path = BEAM_SWEEP_PATH
-    elif not isinstance(path, (str, Path)):
-        raise TypeError(f"path must be a str, Path or None, got {type(path).__name__}")
+    else:
+        path = require_path("path", path)
     with open(path, encoding="utf-8") as fh:
         try:
             data = json.load(fh)

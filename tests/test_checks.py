@@ -21,6 +21,7 @@ from checks import (
     require_mask,
     require_open_unit,
     require_optional_float,
+    require_path,
     require_prob,
     require_same_shape,
     require_seed,
@@ -204,3 +205,16 @@ def test_the_search_chapters_modules_do_not_import_torch():
     out = subprocess.run([sys.executable, "-c", probe], cwd=code, capture_output=True, text=True,
                          env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin"}, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_require_path_refuses_a_nul_byte_naming_the_argument():
+    """open() of a name holding NUL says only "embedded null byte" (issue 29)."""
+    from pathlib import Path
+
+    assert require_path("path", "a/b.json") == Path("a/b.json")
+    with pytest.raises(ValueError, match="^path must not contain a NUL byte"):
+        require_path("path", "x\x00y")
+    with pytest.raises(ValueError, match="^path must not be empty"):
+        require_path("path", "")
+    with pytest.raises(TypeError, match="^path must be a str or Path, got int"):
+        require_path("path", 3)

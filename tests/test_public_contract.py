@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import itertools
 import math
 import multiprocessing
 import random
@@ -74,12 +75,25 @@ def returns_str(*args, **kwargs) -> str:
     return "7+5=12;####12"
 
 
+def returns_junk(*args, **kwargs) -> Junk:
+    """A hook that returns the wrong thing: the caller must say which hook, not AttributeError."""
+    return Junk()
+
+
+def endless():
+    """A generator that never ends, where a sequence is expected."""
+    while True:
+        yield 1
+
+
 NAN, INF = math.nan, math.inf
+HUGE = 10**400  # no float holds it; str() of it is past CPython's 4,300-digit limit
 GENERIC = [None, True, Junk(), "x", b"x", {"a": 1}, -1, 0, 10**9, NAN, INF, -INF, [], [[]]]
 POOLS = {
-    "int": [-1, 0, 10**9, 2**70, True, 1.5, NAN, "3", None, -(10**9)],
-    "float": [NAN, INF, -INF, -1.0, 0.0, 1e308, -1e-300, 10**9, True, "0.5", None],
-    "str": ["", "ppo", "\x00", "7+5", "2", 3, None, ["a"]],
+    "int": [-1, 0, 10**9, 2**70, True, 1.5, NAN, "3", None, -(10**9), HUGE, -HUGE],
+    "float": [NAN, INF, -INF, -1.0, 0.0, 1e308, -1e-300, 10**9, True, "0.5", None, HUGE]
+    + [1e20, -1e20],
+    "str": ["", "ppo", "\x00", "7+5", "2", 3, None, ["a"], "a\x00b"],
     "bool": [0, 1, "yes", None, NAN],
     "seq": [
         [],
@@ -98,6 +112,11 @@ POOLS = {
         [(1, 2)],
         [True],
         [0.5, -1.0],
+        [1e20, -1e20],
+        [1e308, 1e308],  # finite items whose sum overflows to inf
+        [HUGE],
+        itertools.count(),
+        endless(),
     ],
     "tensor": [
         torch.tensor(NAN),
@@ -125,9 +144,9 @@ POOLS = {
         np.array(["a"]),
         3,
     ],
-    "callable": [None, 3, returns_nan, returns_str, "f"],
+    "callable": [None, 3, returns_nan, returns_str, returns_junk, "f"],
     "mapping": [{}, {"a": NAN}, {"a": -1}, {"a": 10**9}, [], None, {1: 2}],
-    "path": ["/nonexistent/x", "", None, 3, ROOT / "code" / "checks.py"],
+    "path": ["/nonexistent/x", "", None, 3, ROOT / "code" / "checks.py", "x\x00y"],
     "rng": [random.Random(0), np.random.default_rng(0), torch.Generator(), None, 0],
 }
 
@@ -329,7 +348,9 @@ def _finite(value, depth: int = 0) -> str | None:
         return None
     if isinstance(value, bool) or value is None or isinstance(value, (str, bytes)):
         return None
-    if isinstance(value, (int, float, np.number)):
+    if isinstance(value, int):
+        return None  # exact, so finite; float() of 10**400 would raise OverflowError here
+    if isinstance(value, (float, np.number)):
         return None if math.isfinite(float(value)) else f"non-finite number {value}"
     if isinstance(value, torch.Tensor):
         ok = not value.is_floating_point() or bool(torch.isfinite(value.detach()).all())
