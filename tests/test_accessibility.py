@@ -161,7 +161,8 @@ def test_the_page_carries_quartos_chrome() -> None:
         'class="callout-header d-flex align-content-center" data-bs-toggle="collapse"',
         'aria-expanded="false" aria-label="Toggle callout"',
         '<nav id="TOC" role="doc-toc"',
-        'class="nav-link active" data-scroll-target="#the-standard-recipe-and-where-reasoning-enters">'
+        'class="nav-link active" data-scroll-target='
+        '"#the-standard-recipe-and-where-reasoning-enters">'
         '<span class="header-section-number">1.1</span>',
         'role="doc-biblioref"',
         'class="pagination-link" aria-label="Self-consistency and best-of-N"',
