@@ -53,8 +53,8 @@ def test_prose_numbers():
     assert inline("n_puzzles") == "1820" and inline("n_solvable") == "1362"
     assert int(inline("calls_b5")) > int(inline("calls_b1"))
     # the brief's figures for the 20 demo puzzles, and the full sweep's
-    assert (inline("demo_07[0]"), inline("demo_07[1]")) == ("0.35", "0.8")
-    assert (inline("demo_09[0]"), inline("demo_09[1]")) == ("0.2", "0.7")
+    assert (inline("demo_07[0]"), inline("demo_07[1]")) == ("0.35", "0.80")
+    assert (inline("demo_09[0]"), inline("demo_09[1]")) == ("0.20", "0.70")
     summary = load_beam_sweep()["summary"]
 
     def rate(e, b):
