@@ -41,7 +41,11 @@ export function baselineVarianceChart({Plot, html, width}, {probs, rewards, base
     marks: [
       Plot.line(curve, {x: "b", y: "variance", stroke: BLUE, strokeWidth: 2}),
       Plot.dot(marks, {x: "b", y: "variance", symbol: "label", stroke: "currentColor", r: 5}),
-      Plot.text(marks, {x: "b", y: "variance", text: "label", dy: -12, fontSize: 11, fill: ink.muted}),
+      // The three marked baselines sit close together near the parabola's floor (b = 0, the
+      // best b and the mean reward), so each label takes its own side of its dot.
+      Plot.text(marks.slice(0, 1), {x: "b", y: "variance", text: "label", textAnchor: "end", dx: -9, fontSize: 11, fill: ink.muted}),
+      Plot.text(marks.slice(1, 2), {x: "b", y: "variance", text: "label", textAnchor: "start", dx: 9, fontSize: 11, fill: ink.muted}),
+      Plot.text(marks.slice(2, 3), {x: "b", y: "variance", text: "label", textAnchor: "middle", dy: -12, fontSize: 11, fill: ink.muted}),
       Plot.ruleX([baseline], {stroke: ORANGE, strokeDasharray: "4,3"}),
       Plot.dot([{b: baseline, variance: here.variance}], {x: "b", y: "variance", fill: ORANGE, r: 7, stroke: "var(--bs-body-bg, white)"})
     ]
