@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from checks import require_float, require_int, require_str
+from checks import require_float, require_int, require_sequence, require_str
 
 COLOURS = ["#e76f51", "#4269d0", "#2a9d8f", "#9c6b30", "#7b4f9d", "#6c757d"]
 DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
@@ -491,7 +491,7 @@ def gspo_token_weights(log_ratio: Sequence[float], jump_a: float, jump_b: float)
     """GRPO's per-token ratios w_t and GSPO's one s = exp(mean log-ratio) for a response whose
     tokens GSPO_SPIKES jump by ``jump_a`` and ``jump_b`` (gspo_math.js tokenVsSequenceWeights,
     the mirror of gspo.per_token_vs_sequence_weights given its seeded noise)."""
-    logs = [require_float("log_ratio", v) for v in log_ratio]
+    logs = [require_float("log_ratio", v) for v in require_sequence("log_ratio", log_ratio)]
     if len(logs) <= max(GSPO_SPIKES):
         raise ValueError(f"log_ratio must hold more than {max(GSPO_SPIKES)} tokens")
     for pos, jump in zip(GSPO_SPIKES, (jump_a, jump_b), strict=True):
@@ -968,7 +968,7 @@ def r1_pass_at_k_curve(finals: dict, model: str) -> tuple[list[int], list[float]
     from evaluation import mean_pass_at_k
     from multipath_reasoner import powers_of_two
 
-    _mapping("finals", finals, [model])
+    _mapping("finals", finals, [require_str("model", model)])
     n, counts = finals[model]["n"], finals[model]["counts"]
     ks = powers_of_two(n)
     return ks, [mean_pass_at_k([(n, c) for c in counts], k) for k in ks]
@@ -979,7 +979,7 @@ def r1_pass_at_k_figure(finals: dict, setup: dict, before: str = "cold",
     """Chapter 11 (widgets/r1_runs.js passAtKBeforeAfter): pass@k against k (log axis) for the
     model before RL and one after it, k marked by a rule; k (the widget's "k (samples per
     problem)") on a slider at the curve's k."""
-    _mapping("finals", finals, [before, after])
+    _mapping("finals", finals, [require_str("before", before), require_str("after", after)])
     _mapping("setup", setup, ["problems"])
     go = _go()
     curves = {m: r1_pass_at_k_curve(finals, m) for m in (before, after)}
@@ -1009,7 +1009,8 @@ def r1_length_figure(train: dict, labels: dict, setup: dict,
     objectives (seed 1 dashed)."""
     from plotly.subplots import make_subplots
 
-    _mapping("labels", labels, list(objectives))
+    objectives = [require_str("objectives", o) for o in require_sequence("objectives", objectives)]
+    _mapping("labels", labels, objectives)
     _mapping("setup", setup, ["batchChains"])
     require_int("window", window, low=1)
     order = list(labels)
