@@ -18,6 +18,7 @@
 // engine's own sampler (sampleGroups, trainer.evaluate), seeded, so a check-up's draws are the
 // same at every step and only the model changes.
 import {loadTinyGPT, mulberry32} from "./tiny_gpt_forward.js";
+import {nextTurn} from "./worker_turn.js"; // a pause or a new configuration runs between steps
 import {answerOf, createTrainer, grade, sampleGroups} from "./rl_trainer_math.js";
 
 const EVAL_SEED = 2024; // the held-out draws are the same at every check-up: a change is the model's
@@ -28,15 +29,6 @@ let run = null; // {id, cfg, seed, trainer, step, history, evals, hist, before, 
 let running = false;
 let runId = 0;
 
-// Let queued messages (a pause, a new configuration) run between steps. A MessageChannel turn,
-// not setTimeout(0), which browsers clamp to 4 ms once timeouts nest.
-const channel = new MessageChannel();
-const turns = [];
-channel.port1.onmessage = () => turns.shift()?.();
-const nextTurn = () => new Promise((resolve) => {
-  turns.push(resolve);
-  channel.port2.postMessage(0);
-});
 
 const finite = (x) => (typeof x === "number" && Number.isFinite(x) ? x : null);
 

@@ -9,6 +9,7 @@
 // mulberry32(seed) from tiny_gpt_forward.js (tested against PyTorch), one draw per chain per
 // step in row order, however the work is cut into messages.
 import {extractAnswer, loadTinyGPT, mulberry32, startChains} from "./tiny_gpt_forward.js";
+import {nextTurn} from "./worker_turn.js"; // a newer request or a cancel runs between steps
 
 const models = new Map();
 let current = 0; // the request being served; any other id stops at its next step
@@ -22,15 +23,6 @@ function model(url) {
   return models.get(url);
 }
 
-// Let queued messages (a newer request, a cancel) run between steps. A MessageChannel turn,
-// not setTimeout(0), which browsers clamp to 4 ms once timeouts nest.
-const channel = new MessageChannel();
-const turns = [];
-channel.port1.onmessage = () => turns.shift()?.();
-const nextTurn = () => new Promise((resolve) => {
-  turns.push(resolve);
-  channel.port2.postMessage(0);
-});
 
 async function sample({id, url, problem, temperature, n, seed, topP}) {
   current = id;
