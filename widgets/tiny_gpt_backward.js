@@ -24,6 +24,7 @@
 // (float64 sums); setWasmGemm(false) forces the latter (the benchmark compares the two).
 import {gemmNTWasm, hasWasmGemm} from "./gemm_wasm.js";
 import {erf} from "./special.js";
+import {layerNorm} from "./tiny_gpt_forward.js"; // the one forward LayerNorm; the tape keeps its row statistics
 
 const SQRT_HALF = Math.SQRT1_2;
 const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
@@ -109,22 +110,6 @@ function addColumnSums(dY, db, S, N) {
 }
 
 // ---------------------------------------------------------------- LayerNorm, GELU
-
-// y = (x - mean) * rstd * w + b per row (biased variance, eps 1e-5, as torch.nn.LayerNorm).
-function layerNormForward(X, w, b, Y, mean, rstd, S, C) {
-  for (let s = 0; s < S; s++) {
-    const o = s * C;
-    let mu = 0;
-    for (let i = 0; i < C; i++) mu += X[o + i];
-    mu /= C;
-    let v = 0;
-    for (let i = 0; i < C; i++) v += (X[o + i] - mu) ** 2;
-    const r = 1 / Math.sqrt(v / C + 1e-5);
-    mean[s] = mu;
-    rstd[s] = r;
-    for (let i = 0; i < C; i++) Y[o + i] = (X[o + i] - mu) * r * w[i] + b[i];
-  }
-}
 
 // dX += rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), dxhat = dY w; dw += dY xhat, db += dY.
 function layerNormBackward(dY, X, w, mean, rstd, dX, dw, db, S, C) {
@@ -275,12 +260,12 @@ function forwardChunk(model, tape, spans, S) {
   }
   model.layers.forEach((w, l) => {
     const a = tape.layers[l];
-    layerNormForward(a.x, w.ln1w, w.ln1b, a.h1, a.mean1, a.rstd1, S, C);
+    layerNorm(a.x, w.ln1w, w.ln1b, a.h1, C, S, a.mean1, a.rstd1);
     mm(a.h1, w.qkvW, a.qkv, S, 3 * C, C, w.qkvB);
     attentionForward(a.qkv, a.y, a.P, spans, C, H);
     mm(a.y, w.projW, a.x2, S, C, C, w.projB);
     for (let i = 0; i < S * C; i++) a.x2[i] += a.x[i];
-    layerNormForward(a.x2, w.ln2w, w.ln2b, a.h2, a.mean2, a.rstd2, S, C);
+    layerNorm(a.x2, w.ln2w, w.ln2b, a.h2, C, S, a.mean2, a.rstd2);
     mm(a.h2, w.fcW, a.pre, S, 4 * C, C, w.fcB);
     for (let i = 0; i < S * 4 * C; i++) {
       const v = a.pre[i];
@@ -291,7 +276,7 @@ function forwardChunk(model, tape, spans, S) {
     for (let i = 0; i < S * C; i++) next[i] += a.x2[i];
     x = next;
   });
-  layerNormForward(tape.x, model.weights["ln_f.weight"], model.weights["ln_f.bias"], tape.hf, tape.meanF, tape.rstdF, S, C);
+  layerNorm(tape.x, model.weights["ln_f.weight"], model.weights["ln_f.bias"], tape.hf, C, S, tape.meanF, tape.rstdF);
   mm(tape.hf, wte, tape.logits, S, V, C);
 }
 

@@ -237,7 +237,9 @@ function linear(W, b, X, out, nOut, nIn, R) {
 }
 
 // LayerNorm of each row: (x - mean) / sqrt(var + 1e-5) * w + b, biased variance as in torch.
-function layerNorm(X, w, b, out, n, R) {
+// The trainer's tape (tiny_gpt_backward.js) passes `means` and `rstds` to keep each row's
+// statistics for the backward pass; the sampler passes neither.
+export function layerNorm(X, w, b, out, n, R, means = null, rstds = null) {
   for (let row = 0; row < R; row++) {
     const o = row * n;
     let mean = 0;
@@ -246,6 +248,10 @@ function layerNorm(X, w, b, out, n, R) {
     let variance = 0;
     for (let i = 0; i < n; i++) variance += (X[o + i] - mean) ** 2;
     const inv = 1 / Math.sqrt(variance / n + 1e-5);
+    if (means) {
+      means[row] = mean;
+      rstds[row] = inv;
+    }
     for (let i = 0; i < n; i++) out[o + i] = (X[o + i] - mean) * inv * w[i] + b[i];
   }
 }
