@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # booktools, the book's tooling package
 sys.path.insert(0, str(ROOT / "code"))
 
 
@@ -47,7 +47,7 @@ def recorded() -> None:
 
 
 def chapter() -> None:
-    from harness.kernel import run_chapter
+    from booktools.harness.kernel import run_chapter
 
     run = run_chapter(ROOT / "chapters" / "11-r1-pipeline.qmd")
     print(f"  chapter 11 from a cold kernel: {run.seconds:.2f} s (floor 20 s)")

@@ -88,11 +88,11 @@ def load() -> str:
 
 def browser_run(script: str, args: list):
     """Evaluate `script` in headless Chromium on the book's server (as the widget tests do)."""
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
 
-    from harness.browser import CHROMIUM_ARGS, chromium_path
-    from harness.server import BookServer
+    from booktools.harness.browser import CHROMIUM_ARGS, chromium_path
+    from booktools.harness.server import BookServer
 
     server = BookServer()
     server.pages["/chapters/bench.html"] = "<!doctype html><html><body></body></html>"

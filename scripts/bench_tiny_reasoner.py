@@ -86,11 +86,11 @@ def bench_browser(chains: int, lockstep: int = 15) -> dict:
     Measured two ways: one chain at a time, and ``lockstep`` chains of a prompt decoded
     together as the widget does (its default n is 15).
     """
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT))  # booktools, the book's tooling package
     from playwright.sync_api import sync_playwright
 
-    from harness.browser import CHROMIUM_ARGS, chromium_path
-    from harness.server import BookServer
+    from booktools.harness.browser import CHROMIUM_ARGS, chromium_path
+    from booktools.harness.server import BookServer
 
     server = BookServer()
     server.pages["/chapters/bench.html"] = "<!doctype html><html><body></body></html>"
@@ -137,8 +137,8 @@ def bench_browser(chains: int, lockstep: int = 15) -> dict:
 
 def bench_chapters() -> dict:
     """Seconds to execute each chapter that uses the model, in a Jupyter kernel."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from harness.kernel import run_chapter
+    sys.path.insert(0, str(ROOT))  # booktools, the book's tooling package
+    from booktools.harness.kernel import run_chapter
 
     out = {}
     for stem in ("02-self-consistency", "03-evaluating-reasoners"):

@@ -40,20 +40,22 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))  # booktools, the book's tooling package
+# The kernels run this checkout's code/, whatever `pip install -e` last pointed at (as in tests/).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT / "code"), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
 
-from booktools.qmd import parse_file  # noqa: E402
-from conftest import book_chapters  # noqa: E402  (also puts code/ on the kernels' PYTHONPATH)
-from harness.kernel import run_chapter  # noqa: E402
+from booktools.harness.kernel import run_chapter  # noqa: E402
+from booktools.qmd import book_chapters, parse_file  # noqa: E402
 
 try:  # the setup code run_chapter runs before a chapter's cells
-    from harness.kernel import quarto_setup_cells  # noqa: E402
+    from booktools.harness.kernel import quarto_setup_cells  # noqa: E402
 except ImportError:  # an older checkout's harness, measured for a before/after table
-    from harness.kernel import QUARTO_OJS_DEFINE  # noqa: E402
+    from booktools.harness.kernel import QUARTO_OJS_DEFINE  # noqa: E402
 
     try:  # the harness just before this one ran its plotly setup where a chapter mentions plotly
-        from harness.kernel import QUARTO_PLOTLY_SETUP  # noqa: E402
+        from booktools.harness.kernel import QUARTO_PLOTLY_SETUP  # noqa: E402
     except ImportError:
         QUARTO_PLOTLY_SETUP = ""
 
@@ -281,7 +283,7 @@ def baseline_widgets(rev: str) -> dict[str, bytes]:
 
 def open_page(browser, run, server, widgets: dict[str, bytes] | None):
     """A ChapterPage with the timing hook; `widgets` replaces widgets/*.js (the baseline)."""
-    from harness.browser import ChapterPage
+    from booktools.harness.browser import ChapterPage
 
     page = browser.new_context(viewport={"width": 900, "height": 1200}).new_page()
     page.add_init_script(INIT_SCRIPT)
@@ -309,8 +311,8 @@ def bench_redraws(runs: dict, repeats: int, quiet_ms: float, baseline: str | Non
     """Move every input `repeats` times; print per-input median / p95 / max; return the rows."""
     from playwright.sync_api import sync_playwright
 
-    from harness.browser import CHROMIUM_ARGS, build_runner, chromium_path
-    from harness.server import BookServer
+    from booktools.harness.browser import CHROMIUM_ARGS, build_runner, chromium_path
+    from booktools.harness.server import BookServer
 
     build_runner()
     server = BookServer()

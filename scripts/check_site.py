@@ -24,9 +24,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # booktools, the book's tooling package
 
-from harness.browser import CHROMIUM_ARGS, chromium_path  # noqa: E402
+from booktools.harness.browser import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 # What is still wrong once the page has settled: OJS cells in error, sideways scroll, the theme.
 PAGE_STATE_JS = """(scheme) => {

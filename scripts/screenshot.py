@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # booktools, the book's tooling package
 
-from harness.browser import CHROMIUM_ARGS, ChapterPage, build_runner, chromium_path  # noqa: E402
-from harness.kernel import run_chapter  # noqa: E402
-from harness.server import BookServer  # noqa: E402
+from booktools.harness.browser import CHROMIUM_ARGS, ChapterPage, build_runner, chromium_path  # noqa: E402
+from booktools.harness.kernel import run_chapter  # noqa: E402
+from booktools.harness.server import BookServer  # noqa: E402
 
 
 def screenshot(stem: str, widget: str, out: Path) -> None:

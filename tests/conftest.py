@@ -11,7 +11,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # `from booktools import ...`, the tooling shared with scripts/
-sys.path.insert(0, str(ROOT / "tests"))  # `from harness import ...`
 # Test this checkout's modules, whatever `pip install -e` last pointed at: in this process and in
 # the Jupyter kernels it starts (they inherit the environment).
 sys.path.insert(0, str(ROOT / "code"))
@@ -19,8 +18,8 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(ROOT / "code"), *filter(None, [os.environ.get("PYTHONPATH")])]
 )
 
+from booktools.harness.kernel import ChapterRun, run_chapter  # noqa: E402
 from booktools.qmd import book_chapters  # noqa: E402, F401  (the tests take it from here)
-from harness.kernel import ChapterRun, run_chapter  # noqa: E402
 
 _runs: dict[str, ChapterRun] = {}
 
@@ -41,7 +40,7 @@ def executed(stem: str) -> ChapterRun:
 
 @pytest.fixture(scope="session")
 def server():
-    from harness.server import BookServer
+    from booktools.harness.server import BookServer
 
     srv = BookServer()
     yield srv
@@ -52,7 +51,7 @@ def server():
 def browser():
     from playwright.sync_api import sync_playwright
 
-    from harness.browser import CHROMIUM_ARGS, build_runner, chromium_path
+    from booktools.harness.browser import CHROMIUM_ARGS, build_runner, chromium_path
 
     build_runner()
     pw = sync_playwright().start()
@@ -66,10 +65,10 @@ def browser():
 def open_chapter(browser, server):
     """open_chapter(stem) -> ChapterPage with the chapter's OJS running on its Python payload.
 
-    open_chapter(stem, width=400, full=True) opens the whole page (harness.page: prose, KaTeX,
-    printed outputs, Quarto's layout) in a viewport of that width instead.
+    open_chapter(stem, width=400, full=True) opens the whole page (booktools.harness.page: prose,
+    KaTeX, printed outputs, Quarto's layout) in a viewport of that width instead.
     """
-    from harness.browser import ChapterPage
+    from booktools.harness.browser import ChapterPage
 
     pages = {}
 

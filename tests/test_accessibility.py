@@ -104,8 +104,8 @@ _pages: dict = {}
 
 def _open(browser, server, stem: str, mode: str):
     """The chapter's whole page (harness.page), dressed as Quarto 1.7 dresses it (harness.theme)."""
-    from harness.browser import ChapterPage
-    from harness.theme import dress_page
+    from booktools.harness.browser import ChapterPage
+    from booktools.harness.theme import dress_page
 
     if (stem, mode) not in _pages:
         page = browser.new_context(viewport={"width": 1100, "height": 1200}).new_page()
@@ -154,7 +154,7 @@ def test_the_page_carries_quartos_chrome() -> None:
     """The page test is only as good as the page: it must carry the Quarto markup that axe
     flagged on the real render (a collapsible callout's header, the margin TOC's section numbers,
     linked citations, the previous / next links with their labels, breadcrumbs, the Code button)."""
-    from harness.page import chapter_page_html
+    from booktools.harness.page import chapter_page_html
 
     page = chapter_page_html(executed("01-test-time-compute"))
     for marker in [

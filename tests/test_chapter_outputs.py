@@ -24,9 +24,9 @@ import re
 
 import pytest
 
+from booktools.harness.kernel import ChapterRun
 from booktools.qmd import output_dropped
 from conftest import book_chapters, executed
-from harness.kernel import ChapterRun
 
 CHAPTERS = book_chapters()
 

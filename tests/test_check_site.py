@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.page import QUARTO_LAYOUT_CSS, favicon_link, theme_css
+from booktools.harness.page import QUARTO_LAYOUT_CSS, favicon_link, theme_css
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]

@@ -123,8 +123,8 @@ def sentences_naming_colours(text: str) -> list[tuple[str, set[str]]]:
 
 @pytest.fixture(scope="module")
 def themed_marks(browser, server):
-    from harness.browser import ChapterPage
-    from harness.theme import dress_page
+    from booktools.harness.browser import ChapterPage
+    from booktools.harness.theme import dress_page
 
     def _measure(stem: str) -> dict[str, list[dict]]:
         out = {}

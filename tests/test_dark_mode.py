@@ -1,9 +1,10 @@
 """Every widget reads on the book's light and dark theme (WCAG AA), as a real Quarto page draws it.
 
-Each chapter's OJS cells run on a page dressed as a Quarto 1.7 book page (harness/theme.py:
-Bootswatch cosmo, or darkly layered on cosmo with body class `quarto-dark`, the book's styles.css,
-Quarto's rules for controls and inline code, its OJS runtime's fix-ups of cell outputs, and the
-Plot 0.6.11 that Quarto loads). Then, in every widget (`[data-widget]`) and every input form:
+Each chapter's OJS cells run on a page dressed as a Quarto 1.7 book page
+(booktools/harness/theme.py: Bootswatch cosmo, or darkly layered on cosmo with body class
+`quarto-dark`, the book's styles.css, Quarto's rules for controls and inline code, its OJS
+runtime's fix-ups of cell outputs, and the Plot 0.6.11 that Quarto loads). Then, in every widget
+(`[data-widget]`) and every input form:
 
 - each piece of text (SVG `<text>` such as tick labels and axis labels, readouts, legends, list
   items, button and input labels, the text in an input) must have a contrast of at least 4.5:1
@@ -151,8 +152,8 @@ MEASURE = r"""
 @pytest.fixture(scope="module")
 def themed(browser, server):
     """themed(stem, mode) -> a ChapterPage whose page is dressed as the Quarto book in `mode`."""
-    from harness.browser import ChapterPage
-    from harness.theme import dress_page
+    from booktools.harness.browser import ChapterPage
+    from booktools.harness.theme import dress_page
 
     contexts = []
 
@@ -197,7 +198,7 @@ def test_widgets_read_on_the_theme(themed, stem, mode):
 
 def test_theme_css_is_quartos_order():
     """Dark is darkly layered on cosmo (Quarto keeps the light sheet on), then the book's CSS."""
-    from harness.theme import theme_css
+    from booktools.harness.theme import theme_css
 
     dark = theme_css("dark")
     assert dark.index("Bootswatch v5.3.8") < dark.rindex("Bootswatch v5.3.8")
@@ -268,7 +269,7 @@ def test_inline_code_and_mermaid_read_on_the_theme(browser, server, mode):
     --mermaid-edge-color and node borders in --mermaid-node-fg-color. Labels are text (4.5:1);
     edges and borders are graphics, for which WCAG 2.1 (1.4.11) asks 3:1 against the page.
     """
-    from harness.theme import dress_page
+    from booktools.harness.theme import dress_page
 
     server.pages["/chapters/theme-probe.html"] = PROBE_PAGE
     context = browser.new_context()

@@ -7,9 +7,9 @@ import json
 import pytest
 from nbclient.exceptions import CellExecutionError
 
+from booktools.harness.pandoc import read_prose
 from booktools.qmd import CellOptionError, output_dropped, parse_qmd
 from conftest import ROOT, executed
-from harness.pandoc import read_prose
 
 
 def test_parse_finds_cells_in_order():

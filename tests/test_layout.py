@@ -1,7 +1,7 @@
 """Every chapter's full page at Quarto's real layout widths: nothing makes the page scroll sideways.
 
 Quarto's text column is about 566 px wide on a 1,100 px desktop and the screen less two gutters on
-a 400 px phone (tests/harness/page.py builds the page with Quarto's grid). A display equation, a
+a 400 px phone (booktools/harness/page.py builds the page with Quarto's grid). A display equation, a
 printed output or a widget wider than that column either has to fit, or scroll inside its own
 box: it must never push past the column's edge (into the margin, or off the screen).
 """

@@ -35,8 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from booktools.harness.kernel import ChapterRun, run_chapter
 from conftest import book_chapters, chapter_path, executed
-from harness.kernel import ChapterRun, run_chapter
 
 pytestmark = pytest.mark.slow
 

@@ -20,6 +20,7 @@ import yaml
 from nbclient import NotebookClient
 
 from booktools import notebooks
+from booktools.harness.kernel import _text_of
 from booktools.notebooks import (
     FIGURE_MARK,
     SETUP,
@@ -35,7 +36,6 @@ from booktools.notebooks import (
 )
 from booktools.qmd import INLINE_PY, parse_file, split_front_matter
 from conftest import ROOT, book_chapters, executed
-from harness.kernel import _text_of
 
 STEMS = [p.stem for p in book_chapters()]
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from booktools.harness.pandoc import bibliography_keys, prose_of, read_prose
 from conftest import ROOT, book_chapters
-from harness.pandoc import bibliography_keys, prose_of, read_prose
 
 PAGES = [*book_chapters(), ROOT / "index.qmd", ROOT / "appendix-quick-reference.qmd"]
 PROSE = {}
@@ -100,7 +100,7 @@ def chapter_number_mistakes(text: str, numbers: dict[int, str]) -> list[str]:
 
 
 def book_numbers() -> dict[int, str]:
-    from harness.page import _book
+    from booktools.harness.page import _book
     return {p["number"]: p["path"] for p in _book() if p["number"] is not None}
 
 

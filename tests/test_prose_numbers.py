@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import pytest
 
+from booktools.harness.pandoc import numbers_in_prose
 from conftest import ROOT, book_chapters
-from harness.pandoc import numbers_in_prose
 
 # (chapter stem, phrase) -> why the numbers in this phrase are legitimate. A token is allowed when
 # its sentence contains the phrase and the phrase contains the token. Keep it short: a result of

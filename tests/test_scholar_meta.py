@@ -1,5 +1,5 @@
 """Google Scholar's tags and the favicon in every page's head, as the harness draws Quarto 1.7's
-head (tests/harness/page.py): a citation title is the page's title as a reader sees it, with no
+head (booktools/harness/page.py): a citation title is the page's title as a reader sees it, with no
 markdown, no double-escaped entity, and the book's name in the container title."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.page import _book, favicon_link, scholar_meta
+from booktools.harness.page import _book, favicon_link, scholar_meta
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [p["path"] for p in _book()]
@@ -57,7 +57,7 @@ def test_the_page_is_cited_inside_the_book(rel):
 def test_the_drawing_escapes_as_quarto_does():
     """The bytes a real Quarto 1.7 render wrote into these tags before the book named its
     citation titles."""
-    from harness.page import _encode_attribute_value, _serialize_attribute
+    from booktools.harness.page import _encode_attribute_value, _serialize_attribute
 
     def drawn(text: str) -> str:
         return _serialize_attribute(_encode_attribute_value(text))

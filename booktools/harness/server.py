@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 ROOT = Path(__file__).resolve().parents[2]
-STATIC_DIRS = ("widgets", "data", "tests/ojs/.build", "tests/fixtures")
+STATIC_DIRS = ("widgets", "data", "booktools/harness/ojs/.build", "tests/fixtures")
 # The book's stylesheet (_quarto.yml `css:`), at the site root as Quarto copies it.
 STATIC_FILES = ("styles.css", "images/favicon.svg")
 mimetypes.add_type("text/javascript", ".js")

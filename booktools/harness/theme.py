@@ -51,7 +51,7 @@ code { color: #7d12ba; }
 }
 """
 
-# Quarto's rules for its own page chrome (tests/harness/page.py draws the markup), with the values
+# Quarto's rules for its own page chrome (booktools/harness/page.py draws the markup), with the values
 # its SCSS compiles to for each theme: cosmo's link colour as Quarto overrides it; section numbers
 # in the body's secondary colour (`body-secondary`); citations and footnote marks without their
 # underline; the folded cell's summary, the Code tools button, the previous / next links and the

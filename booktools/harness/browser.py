@@ -21,7 +21,7 @@ from .kernel import ChapterRun
 from .page import chapter_page_html
 from .server import ROOT, BookServer
 
-BUILD = ROOT / "tests" / "ojs" / ".build"
+BUILD = ROOT / "booktools" / "harness" / "ojs" / ".build"
 CHROMIUM_ARGS = [
     "--headless=new",
     "--no-sandbox",
@@ -42,7 +42,7 @@ def chromium_path() -> str:
 
 
 def build_runner() -> Path:
-    """Bundle tests/ojs/runner.js with the npm runtime, parser and stdlib into one ES module."""
+    """Bundle booktools/harness/ojs/runner.js with the npm runtime, parser and stdlib into one ES module."""
     BUILD.mkdir(parents=True, exist_ok=True)
     out = BUILD / "runner.bundle.js"
     esbuild = ROOT / "node_modules" / ".bin" / "esbuild"
@@ -51,7 +51,7 @@ def build_runner() -> Path:
     subprocess.run(
         [
             str(esbuild),
-            str(ROOT / "tests/ojs/runner.js"),
+            str(ROOT / "booktools/harness/ojs/runner.js"),
             "--bundle",
             "--format=esm",
             "--log-level=warning",
@@ -81,7 +81,7 @@ def chapter_html(run: ChapterRun) -> str:
 {chr(10).join(divs)}
 <script type="ojs-module-contents">{module}</script>
 {defines}
-<script type="module" src="/tests/ojs/.build/runner.bundle.js"></script>
+<script type="module" src="/booktools/harness/ojs/.build/runner.bundle.js"></script>
 </main></body></html>"""
 
 

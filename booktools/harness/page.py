@@ -11,7 +11,7 @@ two gutters on a phone. `chapter_page_html` builds that page:
   page's `katex@latest` CDN address, from pandoc's template, serves today) typesets each `span.math` in the browser with Quarto's own call and options;
 * each Python cell becomes Quarto's `div.cell` with its source (unless `echo: false`) and its
   printed output (`ChapterRun.outputs`, in order) in `div.cell-output > pre > code`;
-* each {ojs} cell becomes the `div#ojs-cell-N` that `tests/ojs/runner.js` fills, as before;
+* each {ojs} cell becomes the `div#ojs-cell-N` that `booktools/harness/ojs/runner.js` fills, as before;
 * the page loads the Bootswatch theme (cosmo, as `_quarto.yml` asks), the Quarto layout rules
   mirrored below, and the book's own `styles.css`, exactly as `_quarto.yml`'s `css:` does.
 
@@ -601,5 +601,5 @@ for (const el of document.getElementsByClassName("math")) {{
 </script>
 <script type="ojs-module-contents">{module}</script>
 {defines}
-<script type="module" src="/tests/ojs/.build/runner.bundle.js"></script>
+<script type="module" src="/booktools/harness/ojs/.build/runner.bundle.js"></script>
 </body></html>"""
