@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -416,3 +416,25 @@ def require_logp_pair(
     require_finite_where(new_name, new_t, m)
     require_finite_where(old_name, old_t, m)
     return new_t, old_t, m
+
+
+def require_rows(
+    name: str, value: object, numbers: Sequence[str], *, optional: Sequence[str] = (),
+    min_len: int = 1,
+) -> list[Mapping]:
+    """A data file's table: a list of at least ``min_len`` mappings, each holding every key of
+    ``numbers`` as a finite number, and every key of ``optional`` as one or ``None``.
+
+    ``name`` says where the table is (``"path data/vote_sims.json: condorcet.rows"``), so a bad
+    cell is named by file and field: ``... condorcet.rows[3]['acc'] must be a real number``.
+    """
+    rows = require_sequence(name, value, min_len=min_len)
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise ValueError(f"{name}[{i}] must be an object, got {_kind(row)}")
+        for key in (*numbers, *optional):
+            if key not in row:
+                raise ValueError(f"{name}[{i}] has no {key!r}")
+            if key in numbers or row[key] is not None:
+                require_float(f"{name}[{i}][{key!r}]", row[key])
+    return rows

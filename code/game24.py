@@ -43,6 +43,7 @@ from checks import (
     require_seed,
     require_str,
 )
+from data_paths import GAME24_PATH, read_json
 
 __all__ = [
     "TARGET",
@@ -90,7 +91,6 @@ _PUZZLE_MIN, _PUZZLE_MAX = 1, 13
 _OPS = ("+", "*", "-", "/")
 
 State = tuple[Fraction, ...]
-DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "game24.json"
 
 Num = tuple[int, int]
 """An exact number inside the module: ``(n, d)`` is n/d in lowest terms with d > 0."""
@@ -671,8 +671,8 @@ def evaluates_to_24(derivation: str) -> bool:
 def load_puzzles(path: str | Path | None = None) -> list[dict]:
     """The shipped universe of puzzles, ``data/game24.json`` (written by
     ``scripts/make_game24_data.py``): a list of ``{"numbers", "solvable", "solution"}``."""
-    source = _data_path("path", path, DATA_PATH)
-    data = _read_json(source)
+    source = _data_path("path", path, GAME24_PATH)
+    data = read_json(source)
     if not isinstance(data, dict) or not isinstance(data.get("puzzles"), list):
         raise ValueError(f"path {source} holds no 'puzzles' list")
     puzzles = data["puzzles"]
@@ -697,14 +697,6 @@ def load_puzzles(path: str | Path | None = None) -> list[dict]:
                 f"got {solution!r:.60}"
             )
     return puzzles
-
-
-def _read_json(path: Path):
-    with open(path, encoding="utf-8") as fh:
-        try:
-            return json.load(fh)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
-            raise ValueError(f"path {path} is not a JSON file: {err}") from None
 
 
 def _data_path(name: str, path: object, default: Path) -> Path:

@@ -30,6 +30,7 @@ import platform
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -55,22 +56,31 @@ from checks import (
     require_instance,
     require_int,
     require_optional_float,
+    require_path,
     require_prob,
+    require_rows,
     require_seed,
     require_sequence,
     require_sequence_of_sequences,
     require_str,
 )
+from data_paths import (
+    MULTIPATH_EVAL_PATH,
+    MULTIPATH_PATH,
+    TINY_REASONER_EVAL_PATH,
+    TINY_REASONER_PATH,
+    read_json,
+)
 from evaluation import MAX_CELLS, MAX_VOTES, bootstrap_interval, cons_at_k_counts, pass_at_k
 from reasoning import extract_answer, majority_vote, vote_distribution
 from tiny_gpt import (
-    DATA_DIR,
     MAX_ROWS,
     MAX_STEPS,
     TinyGPT,
     TinyGPTConfig,
     accuracy,
     count_parameters,
+    load_checkpoint,
     sample,
     sample_chains,
 )
@@ -80,10 +90,12 @@ __all__ = [
     "GREEDY_PROBLEMS",
     "MODEL_LABELS",
     "GREEDY_SEED",
-    "MULTIPATH_EVAL_PATH",
-    "MULTIPATH_PATH",
     "checkpoint_metrics",
     "comparison_rows",
+    "load_multipath_eval",
+    "load_multipath_reasoner",
+    "load_tiny_reasoner",
+    "load_tiny_reasoner_eval",
     "error_correlation",
     "evaluate",
     "greedy_by_route",
@@ -97,8 +109,6 @@ __all__ = [
     "wrong_agreement",
 ]
 
-MULTIPATH_PATH = DATA_DIR / "tiny_reasoner_multipath.json"
-MULTIPATH_EVAL_PATH = DATA_DIR / "multipath_eval.json"
 #: The fixed held-out list a checkpoint's greedy accuracy is recorded on (as for chapter 2's).
 GREEDY_PROBLEMS, GREEDY_SEED = 500, 2024
 SAMPLED_PROBLEMS, SAMPLED_N, SAMPLED_SEED = 200, 32, 7
@@ -843,3 +853,75 @@ def comparison_rows(record: Mapping, temperatures: Sequence[float] | None = None
                 }
             )
     return rows
+
+
+# --------------------------------------------------------------------------- the shipped files
+
+
+def load_tiny_reasoner() -> tuple[TinyGPT, dict]:
+    """Chapter 2's single-path reasoner as shipped (``data/tiny_reasoner.json`` and its ``.bin``):
+    the model and its header (config, training record, metrics). ``tiny_gpt.load_checkpoint``
+    checks the weights against the header's SHA-256."""
+    return load_checkpoint(TINY_REASONER_PATH)
+
+
+def load_multipath_reasoner() -> tuple[TinyGPT, dict]:
+    """The three-route reasoner as shipped (``data/tiny_reasoner_multipath.json`` and its
+    ``.bin``): the model and its header, the weights checked as :func:`load_tiny_reasoner`'s."""
+    return load_checkpoint(MULTIPATH_PATH)
+
+
+def load_multipath_eval(path: Path = MULTIPATH_EVAL_PATH) -> dict:
+    """``data/multipath_eval.json``: both reasoners measured on the same held-out problems
+    (``evaluate``'s record), each field the chapters read checked, a bad one named by file and
+    place."""
+    path = require_path("path", path)
+    record = read_json(path)
+    try:
+        _require_record(record)
+        require_sequence("record['problems']", _field(record, "problems", "record"), min_len=1)
+        require_int("record['samples']", _field(record, "samples", "record"), low=1)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"path {path}: {err}") from None
+    return record
+
+
+def load_tiny_reasoner_eval(path: Path = TINY_REASONER_EVAL_PATH) -> dict:
+    """``data/tiny_reasoner_eval.json``: the single-path reasoner's real samples graded (pass@k
+    and cons@k curves, the vote curve, diversity, per-problem counts, examples), each field the
+    chapters read checked, a bad one named by file and place."""
+    path = require_path("path", path)
+    record = read_json(path)
+    where = f"path {path}"
+    if not isinstance(record, dict):
+        raise ValueError(f"{where} holds {type(record).__name__}, not a JSON object")
+    keys = ("problems", "samples", "ks", "curves", "diversity", "vote_curve", "per_problem",
+            "examples")
+    missing = [k for k in keys if k not in record]
+    if missing:
+        raise ValueError(f"{where} has no {missing}: not a tiny-reasoner evaluation")
+    problems = require_int(f"{where}: problems", record["problems"], low=1)
+    require_int(f"{where}: samples", record["samples"], low=1)
+    for i, k in enumerate(require_sequence(f"{where}: ks", record["ks"], min_len=1)):
+        require_int(f"{where}: ks[{i}]", k, low=1)
+    require_rows(f"{where}: curves", record["curves"], ("temperature", "k", "value", "lo", "hi"))
+    require_rows(f"{where}: diversity", record["diversity"],
+                 ("temperature", "distinct_answers", "unreadable", "right_present",
+                  "right_is_mode"), optional=("top_wrong_share",))
+    vote = record["vote_curve"]
+    if not isinstance(vote, dict) or "rows" not in vote or "simulated_D" not in vote:
+        raise ValueError(f"{where}: vote_curve must be an object with 'rows' and 'simulated_D'")
+    require_int(f"{where}: vote_curve.simulated_D", vote["simulated_D"], low=1)
+    require_rows(f"{where}: vote_curve.rows", vote["rows"],
+                 ("n", "value", "lo", "hi", "simulated_per_problem"))
+    per_problem = record["per_problem"]
+    if not isinstance(per_problem, dict) or "problem" not in per_problem:
+        raise ValueError(f"{where}: per_problem must be an object with a 'problem' column")
+    for column, values in per_problem.items():
+        if len(require_sequence(f"{where}: per_problem.{column}", values)) != problems:
+            raise ValueError(f"{where}: per_problem.{column} must hold {problems} values")
+    for i, example in enumerate(require_sequence(f"{where}: examples", record["examples"],
+                                                 min_len=1)):
+        if not isinstance(example, dict) or not {"problem", "answer", "chains"} <= set(example):
+            raise ValueError(f"{where}: examples[{i}] must hold 'problem', 'answer', 'chains'")
+    return record

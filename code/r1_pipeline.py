@@ -47,13 +47,9 @@ from checks import (
     require_seed,
     require_sequence,
 )
+from data_paths import R1_COLD_START_PATH
 from evaluation import bootstrap_interval, pass_at_k
-from tiny_gpt import DATA_DIR, TinyGPT, TinyGPTConfig, sample, train
-
-# Chapter 12's recorded runs and its cold-start model (scripts/run_r1.py writes both), found from
-# this file so the chapter's notebook reads them from any working directory.
-R1_RUNS_PATH = DATA_DIR / "r1_runs.json"
-R1_COLD_START_PATH = DATA_DIR / "r1_cold_start.json"
+from tiny_gpt import TinyGPT, TinyGPTConfig, load_checkpoint, sample, train
 
 #: Stage 0's pre-training text: 45% of chains slip once, steps are re-checked at random, and
 #: 30% of the lines state a bare answer with no thinking at all.
@@ -297,3 +293,10 @@ def smooth(values: Sequence[float | None], window: int) -> list[float | None]:
         ]
         out.append(sum(seen) / len(seen) if seen else None)
     return out
+
+
+def load_cold_start() -> tuple[TinyGPT, dict]:
+    """Stage 1's cold-start model as shipped (``data/r1_cold_start.json`` and its ``.bin``), the
+    model the RL stages and the page's trainer start from: the model and its header, the weights
+    checked against the header's SHA-256 by ``tiny_gpt.load_checkpoint``."""
+    return load_checkpoint(R1_COLD_START_PATH)

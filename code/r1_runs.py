@@ -3,9 +3,10 @@
 `scripts/run_r1.py` trains every stage of the R1 recipe on the tiny reasoner and writes one
 record per job: the pre-trained bases, the cold start, five RL objectives with two seeds each,
 R1-Zero, rejection sampling and the SFT on its output, RL again, distillation against RL on a
-smaller base, and the budget-forcing sweep. This module only *reads* those records. Nothing here
-trains or samples, so a chapter that calls it runs in a moment, and every number it prints is a
-number some run recorded (or a mean, a share or a difference of such numbers).
+smaller base, and the budget-forcing sweep. ``r1_records`` loads and checks them; this module
+turns them into tables and values. Nothing here trains or samples, so a chapter that calls it runs
+in a moment, and every number it prints is a number some run recorded (or a mean, a share or a
+difference of such numbers).
 
 A chapter calls one function per section and prints what it returns: `settings` for the shared
 setup, `stage0_and_1`, `stage2_objectives`, `r1_zero`, `unanimous_groups`, `sharpening`,
@@ -13,31 +14,28 @@ setup, `stage0_and_1`, `stage2_objectives`, `r1_zero`, `unanimous_groups`, `shar
 ending in `_table` return a list of rows (dicts) for a table; the others return a dict of plain,
 rounded numbers that the prose reads inline.
 
-Every function takes the loaded document (`load_records()`) as `doc` and refuses anything else.
+Every function takes the loaded document (`load_records()`, re-exported here from
+``r1_records``) as `doc` and refuses anything else (``r1_records.check_records``).
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
-from checks import require_choice, require_float, require_int, require_path
+from checks import require_choice, require_float, require_int
 from decimals import fixed
 from evaluation import mean_pass_at_k
 from objectives import OBJECTIVE_LABELS  # the five stage-2 objectives and their names
 
-# Found from this file, so a chapter's notebook reads them from any working directory. (This
-# module imports nothing that trains: reading the records must not need the training code.)
-#: The recorded runs (`scripts/run_r1.py` writes them).
-R1_RUNS_PATH = Path(__file__).resolve().parent.parent / "data" / "r1_runs.json"
-#: The recorded run of chapter 12's exercise 2 (`scripts/run_r1_exercise.py` writes it).
-R1_EXERCISE3_PATH = R1_RUNS_PATH.with_name("r1_exercise3.json")
-#: One job run on two machines (`scripts/record_other_machine.py` writes it).
-R1_OTHER_MACHINE_PATH = R1_RUNS_PATH.with_name("r1_other_machine.json")
+# The loaders live in r1_records; a chapter imports them from here beside the tables it reads.
+from r1_records import (  # noqa: F401
+    SEEDS,
+    check_records,
+    load_exercise3,
+    load_records,
+    other_machine,
+)
 
-SEEDS = (0, 1)  # every RL run of stage 2, R1-Zero and the RL'd student has two seeds
 EDGE_STEPS = 10  # "early" and "late" in training: the first and the last ten steps
 HARD_MAX = 2  # a problem is "hard" for a model that got at most this many chains right
 KNEE_SHARE = 0.95  # a budget's knee: the smallest budget keeping this share of the accuracy
@@ -55,266 +53,6 @@ def _mean(values) -> float:
     """Mean of the values that are recorded (a statistic with nothing to average is null)."""
     vals = [v for v in values if v is not None]
     return sum(vals) / len(vals)
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def load_records(path: str | os.PathLike = R1_RUNS_PATH) -> dict:
-    """The document `scripts/run_r1.py` wrote: ``{"settings": {...}, "runs": {name: {...}}}``."""
-    doc = _load_json(path)
-    _check_doc(doc, "path")
-    _check_contents(doc, f"path {path}")
-    return doc
-
-
-def load_exercise3(path: str | os.PathLike = R1_EXERCISE3_PATH) -> dict:
-    """Chapter 12's exercise 2 as `scripts/run_r1_exercise.py` recorded it."""
-    record = _load_json(path)
-    for key in ("settings", "pass_at_1_before", "pass_at_1_after"):
-        if key not in record:
-            raise ValueError(f"path {path} holds no {key!r}: not a recorded exercise 3")
-    where = _Where(f"path {path}")
-    for key in ("pass_at_1_before", "pass_at_1_after"):
-        _num(where / key, record[key], 0.0, 1.0)
-    _mapping(where / "settings", record["settings"])
-    return record
-
-
-def _load_json(path: object) -> dict:
-    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or a path, got {type(path).__name__}")
-    path = require_path("path", os.fspath(path))
-    try:
-        doc = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(f"path {path} is not a JSON file: {err}") from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"path {path} holds {type(doc).__name__}, not a JSON object")
-    return doc
-
-
-def _check_doc(doc: object, name: str = "doc") -> Mapping:
-    """The document's shape, checked once at each entry point (the helpers below trust it)."""
-    if not isinstance(doc, Mapping):
-        raise TypeError(f"{name} must be the loaded records (a mapping), got {type(doc).__name__}")
-    runs, settings = doc.get("runs"), doc.get("settings")
-    if not isinstance(runs, Mapping) or not isinstance(settings, Mapping):
-        raise ValueError(f"{name} must hold 'runs' and 'settings' mappings (see load_records)")
-    missing = [n for n in _REQUIRED_RUNS if n not in runs]
-    if missing:
-        raise ValueError(f"{name} lacks the runs {missing} that scripts/run_r1.py records")
-    return doc
-
-
-_REQUIRED_RUNS = (
-    "base4", "base2", "cold", "rs", "stage3", "stage4_s0", "distill", "budget",
-    *(f"{p}_s{s}" for p in ("zero", "student_rl", *(f"rl_{o}" for o in OBJECTIVE_LABELS))
-      for s in SEEDS),
-)
-
-
-# --------------------------------------------------------------------------- what a record holds
-# Every value the functions below read is checked here, at load, and named by its place in the
-# file (``runs.cold.final.counts[3]``): a hollow or truncated document is refused with the field
-# that is wrong instead of failing later inside a chapter with a KeyError or a division by zero.
-
-
-class _Where:
-    """A field's place in the document, for messages: ``<file>: runs.cold.final``."""
-
-    def __init__(self, source: str, path: str = "") -> None:
-        self.source, self.path = source, path
-
-    def __truediv__(self, key: object) -> _Where:
-        step = f"[{key}]" if isinstance(key, int) else f".{key}" if self.path else str(key)
-        return _Where(self.source, self.path + step)
-
-    def fail(self, what: str) -> ValueError:
-        return ValueError(f"{self.source}: {self.path or 'the document'} {what}")
-
-
-def _get(where: _Where, obj: Mapping, key: str) -> object:
-    if key not in obj:
-        raise where.fail(f"has no {key!r}")
-    return obj[key]
-
-
-def _mapping(where: _Where, value: object, keys: tuple[str, ...] = ()) -> Mapping:
-    if not isinstance(value, Mapping):
-        raise where.fail(f"must be an object, got {type(value).__name__}")
-    for key in keys:
-        _get(where, value, key)
-    return value
-
-
-def _list(where: _Where, value: object, min_len: int = 1) -> list:
-    if not isinstance(value, list):
-        raise where.fail(f"must be a list, got {type(value).__name__}")
-    if len(value) < min_len:
-        raise where.fail(f"must hold at least {min_len} items, got {len(value)}")
-    return value
-
-
-def _int(where: _Where, value: object, low: int = 0, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise where.fail(f"must be an int, got {type(value).__name__}")
-    if value < low or (high is not None and value > high):
-        raise where.fail(f"must be in [{low}, {high if high is not None else 'inf'}], got {value}")
-    return value
-
-
-def _num(where: _Where, value: object, low=None, high=None, optional: bool = False):
-    """A finite number (None too when ``optional``: a statistic with nothing to average)."""
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise where.fail(f"must be a number, got {value!r:.40}")
-    if abs(value) == float("inf"):
-        raise where.fail(f"must be finite, got {value}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise where.fail(f"must be in [{low}, {high}], got {value}")
-    return value
-
-
-def _check_eval(where: _Where, ev: object, problems: int, counts: bool) -> None:
-    """One evaluation: pass@k and its interval by k, lengths, modes; per-problem counts."""
-    keys = ("problems", "samples_per_problem", "pass_at_k", "pass_at_k_ci", "length_right",
-            "length_wrong", "length", "mode_share")
-    ev = _mapping(where, ev, keys + (("counts",) if counts else ()))
-    n_problems = _int(where / "problems", ev["problems"], low=1)
-    if n_problems != problems:
-        raise (where / "problems").fail(f"must be the settings' eval_problems {problems}")
-    n = _int(where / "samples_per_problem", ev["samples_per_problem"], low=1)
-    pk, ci = _mapping(where / "pass_at_k", ev["pass_at_k"], ("1",)), ev["pass_at_k_ci"]
-    ci = _mapping(where / "pass_at_k_ci", ci, tuple(pk))
-    for k, p in pk.items():
-        if not k.isdigit() or not 1 <= int(k) <= n:
-            raise (where / "pass_at_k").fail(f"has k = {k!r}, not in 1..{n}")
-        _num(where / "pass_at_k" / k, p, 0.0, 1.0)
-        lo, hi = _list(where / "pass_at_k_ci" / k, ci[k], 2)[:2]
-        if len(ci[k]) != 2 or not _num(where / "pass_at_k_ci" / k, lo, 0.0, 1.0) <= _num(
-            where / "pass_at_k_ci" / k, hi, 0.0, 1.0
-        ):
-            raise (where / "pass_at_k_ci" / k).fail(f"must be [low, high], got {ci[k]!r:.60}")
-    for key in ("length_right", "length_wrong", "length"):
-        _num(where / key, ev[key], 0.0, optional=True)
-    for key, share in _mapping(where / "mode_share", ev["mode_share"]).items():
-        _num(where / "mode_share" / key, share, 0.0, 1.0)
-    if counts:
-        rows = _list(where / "counts", ev["counts"])
-        if len(rows) != problems:
-            raise (where / "counts").fail(f"must hold one count per problem ({problems})")
-        if not all(type(c) is int and 0 <= c <= n for c in rows):  # the fast path: all fine
-            for i, c in enumerate(rows):
-                _int(where / "counts" / i, c, 0, n)
-
-
-_HISTORY_KEYS = ("step", "reward", "accuracy", "kl", "clip_fraction", "length_correct",
-                 "length_wrong", "zero_advantage_groups", "groups", "discarded_groups")
-
-
-def _fine_row(row: object, step: int) -> bool:
-    """Whether a history row is sound (checked without building messages; most are)."""
-    return (
-        isinstance(row, Mapping)
-        and row.get("step") == step
-        and all(
-            (v := row.get(k, "")) is None
-            or (type(v) in (int, float) and v == v and abs(v) != float("inf"))
-            for k in _HISTORY_KEYS[1:]
-        )
-    )
-
-
-def _check_run(where: _Where, name: str, run: object, settings: Mapping) -> None:
-    run = _mapping(where, run, ("kind",))
-    kind = run["kind"]
-    problems = settings["eval_problems"]
-    if kind not in ("pretrain", "sft", "rl", "rejection", "budget"):
-        raise (where / "kind").fail(f"must be a job kind of scripts/run_r1.py, got {kind!r:.40}")
-    if kind in ("pretrain", "sft", "rl"):
-        _check_eval(where / "final", _get(where, run, "final"), problems,
-                    counts=not name.startswith("rerun_"))
-    if kind == "sft":
-        _int(where / "examples", _get(where, run, "examples"), low=1)
-        for i, loss in enumerate(_list(where / "losses", _get(where, run, "losses"))):
-            _num(where / "losses" / i, loss)
-    elif kind == "rl":
-        steps = _int(where / "steps", _get(where, run, "steps"), low=1)
-        config = _mapping(where / "config", _get(where, run, "config"),
-                          ("objective", "prompts_per_step", "group_size"))
-        _int(where / "config" / "group_size", config["group_size"], low=2)
-        history = _list(where / "history", _get(where, run, "history"))
-        if len(history) != steps:
-            raise (where / "history").fail(f"must hold one row per step ({steps}), got "
-                                            f"{len(history)}")
-        for i, row in enumerate(history):
-            if _fine_row(row, i + 1):
-                continue
-            at = where / "history" / i
-            row = _mapping(at, row, _HISTORY_KEYS)
-            if row["step"] != i + 1:
-                raise (at / "step").fail(f"must be {i + 1}")
-            for key in _HISTORY_KEYS[1:]:
-                _num(at / key, row[key], optional=True)
-        curve = _list(where / "curve", _get(where, run, "curve"), 2)
-        for i, point in enumerate(curve):
-            _check_eval(where / "curve" / i, point, problems, counts=False)
-            _int(where / "curve" / i / "step", _get(where / "curve" / i, point, "step"), 0, steps)
-        if curve[0]["step"] != 0 or curve[-1]["step"] != steps:
-            raise (where / "curve").fail(f"must run from step 0 to step {steps}")
-    elif kind == "rejection":
-        stats = _mapping(where / "stats", _get(where, run, "stats"),
-                         ("samples", "right_share", "kept", "problems_covered"))
-        _num(where / "stats" / "samples", stats["samples"], 1.0)
-        _num(where / "stats" / "right_share", stats["right_share"], 0.0, 1.0)
-        _num(where / "stats" / "kept", stats["kept"], 1.0)
-        _num(where / "stats" / "problems_covered", stats["problems_covered"], 1.0)
-        for i, pair in enumerate(_list(where / "pairs", _get(where, run, "pairs"))):
-            if not (isinstance(pair, list) and len(pair) == 2
-                    and all(isinstance(s, str) for s in pair)):
-                raise (where / "pairs" / i).fail("must be a [problem, completion] pair of strings")
-    elif kind == "budget":
-        models = _list(where / "models", _get(where, run, "models"))
-        rows = _list(where / "rows", _get(where, run, "rows"))
-        seen = set()
-        for i, row in enumerate(rows):
-            row = _mapping(where / "rows" / i, row, ("model", "budget", "mode", "accuracy",
-                                                     "thinking_tokens", "answer_tokens"))
-            if row["model"] not in models or row["mode"] not in ("cut", "extend"):
-                raise (where / "rows" / i).fail(f"names an unknown model or mode: {row!r:.80}")
-            _int(where / "rows" / i / "budget", row["budget"])
-            _num(where / "rows" / i / "accuracy", row["accuracy"], 0.0, 1.0)
-            for key in ("thinking_tokens", "answer_tokens"):
-                _num(where / "rows" / i / key, row[key], 0.0)
-            seen.add((row["model"], row["mode"], row["budget"]))
-        wanted = {(m, mode, b) for m in models for mode in ("cut", "extend")
-                  for b in settings["budgets"]}
-        if wanted - seen:
-            raise (where / "rows").fail(f"lacks rows {sorted(wanted - seen)[:3]}")
-
-
-def _check_settings(where: _Where, settings: Mapping) -> None:
-    for key in ("rl_steps", "eval_every", "curve_samples", "eval_problems"):
-        _int(where / key, _get(where, settings, key), low=1)
-    _int(where / "eval_seed", _get(where, settings, "eval_seed"))
-    final = _mapping(where / "final_samples", _get(where, settings, "final_samples"),
-                     tuple(str(s) for s in SEEDS))
-    for seed, n in final.items():
-        _int(where / "final_samples" / seed, n, low=1)
-    for i, b in enumerate(_list(where / "budgets", _get(where, settings, "budgets"))):
-        _int(where / "budgets" / i, b)
-    for block in ("cold_start", "rejection", "sft_large"):
-        _mapping(where / block, _get(where, settings, block))
-
-
-def _check_contents(doc: Mapping, source: str) -> None:
-    """Every field the chapter functions read, with its type, length and range."""
-    where = _Where(source)
-    _check_settings(where / "settings", doc["settings"])
-    for name, run in doc["runs"].items():
-        _check_run(where / "runs" / name, name, run, doc["settings"])
 
 
 # --------------------------------------------------------------------------- one run's numbers
@@ -361,7 +99,7 @@ def _require_run(doc: Mapping, name: object, kind: str | None = None) -> str:
 
 def pass_at(doc: Mapping, name: str, k: int = 1) -> float:
     """A run's recorded held-out pass@k, rounded to three places (k among the recorded ones)."""
-    _check_doc(doc)
+    check_records(doc)
     _require_run(doc, name)
     k = require_int("k", k, low=1)
     if str(k) not in _final(doc, name)["pass_at_k"]:
@@ -374,7 +112,7 @@ def pass_interval(doc: Mapping, name: str, k: int = 1) -> tuple[float, float]:
 
     Two runs whose intervals do not overlap differ by more than the choice of problems explains.
     """
-    _check_doc(doc)
+    check_records(doc)
     _require_run(doc, name)
     k = require_int("k", k, low=1)
     if str(k) not in _final(doc, name)["pass_at_k_ci"]:
@@ -384,7 +122,7 @@ def pass_interval(doc: Mapping, name: str, k: int = 1) -> tuple[float, float]:
 
 def final_length(doc: Mapping, name: str) -> float:
     """A run's mean response length (tokens) in its final held-out evaluation, to one place."""
-    _check_doc(doc)
+    check_records(doc)
     _require_run(doc, name)
     return round(_final(doc, name)["length"], 1)
 
@@ -406,7 +144,7 @@ def settings(doc: Mapping) -> dict:
     ``chain_tokens`` is the mean length of a chain in GRPO's training batches (both seeds);
     ``train_acc_lo``/``train_acc_hi`` the lowest and highest batch accuracy of any stage-2 step.
     """
-    _check_doc(doc)
+    check_records(doc)
     runs, s = doc["runs"], doc["settings"]
     cfg = runs["rl_grpo_s0"]["config"]
     acc = [h["accuracy"] for n in _stage2_names() for h in runs[n]["history"]]
@@ -442,7 +180,7 @@ def recorded_minutes(doc: Mapping) -> float:
     The reruns (``rerun_*``) repeat stage-2 jobs after the records were made to measure what the
     records lack; they are no part of what the recipe costs.
     """
-    _check_doc(doc)
+    check_records(doc)
     seconds = [run["timing"]["wall_seconds"] for name, run in doc["runs"].items()
                if not name.startswith("rerun_")]
     return round(sum(seconds) / 60, 1)
@@ -453,7 +191,7 @@ def recorded_minutes(doc: Mapping) -> float:
 
 def stage0_and_1(doc: Mapping) -> dict:
     """The base (stage 0) and the cold start (stage 1): accuracy, form of the output, cost."""
-    _check_doc(doc)
+    check_records(doc)
     runs = doc["runs"]
     base, cold = runs["base4"], runs["cold"]
     base_lo, base_hi = _lo_hi(doc, "base4")
@@ -490,7 +228,7 @@ def _cast_row(doc: Mapping, name: str, label: str, what: str) -> dict:
 
 def cast_table(doc: Mapping) -> list[dict]:
     """Every model chapter 12 trains, measured the same way (one row each, first seeds only)."""
-    _check_doc(doc)
+    check_records(doc)
     runs = doc["runs"]
     steps = runs["rl_grpo_s0"]["steps"]
     return [
@@ -523,7 +261,7 @@ def training_rows(doc: Mapping) -> list[dict]:
     dynamic sampling threw those away and drew more, so for DAPO it is the discarded share.
     Missing statistics (no right chain in a batch, say) are None, never NaN.
     """
-    _check_doc(doc)
+    check_records(doc)
     rows = []
     for name in _stage2_names():
         r = doc["runs"][name]
@@ -553,7 +291,7 @@ def training_columns(doc: Mapping) -> dict[str, list]:
 
 def curve_rows(doc: Mapping) -> list[dict]:
     """Every stage-2 run's held-out check-ups: pass@1 with its 95% interval (`r1_curves`)."""
-    _check_doc(doc)
+    check_records(doc)
     rows = []
     for name in _stage2_names():
         r = doc["runs"][name]
@@ -571,7 +309,7 @@ def _clean(x):
 
 def stage2_table(doc: Mapping) -> list[dict]:
     """One row per objective: final pass@1 of both seeds, the gain, the end KL and the cost."""
-    _check_doc(doc)
+    check_records(doc)
     rows = []
     for o, label in OBJECTIVE_LABELS.items():
         s0 = doc["runs"][f"rl_{o}_s0"]
@@ -592,7 +330,7 @@ def stage2_table(doc: Mapping) -> list[dict]:
 
 def stage2_objectives(doc: Mapping) -> dict:
     """Final pass@1 of each objective (mean of its two seeds) and the largest seed-to-seed gap."""
-    _check_doc(doc)
+    check_records(doc)
     out = {o: _r3((_p(doc, f"rl_{o}_s0") + _p(doc, f"rl_{o}_s1")) / 2) for o in OBJECTIVE_LABELS}
     out["max_seed_gap"] = max(_r3(abs(_p(doc, f"rl_{o}_s0") - _p(doc, f"rl_{o}_s1")))
                               for o in OBJECTIVE_LABELS)
@@ -609,7 +347,7 @@ def clip_activity(doc: Mapping) -> dict:
     ``clip_outside`` and ``clip_fraction``). A step with nothing to measure is skipped; an
     objective whose runs recorded neither statistic gives None.
     """
-    _check_doc(doc)
+    check_records(doc)
     out = {}
     for o in OBJECTIVE_LABELS:
         hist = [h for name in _rl_names(f"rl_{o}") for h in doc["runs"][name]["history"]]
@@ -632,7 +370,7 @@ def rerun_agreement(doc: Mapping) -> dict:
     elsewhere the two agree until one sampled token lands differently, and from then on they are
     two runs of the same recipe (`other_machine` reads such a pair).
     """
-    _check_doc(doc)
+    check_records(doc)
     out = {}
     for o in OBJECTIVE_LABELS:
         rerun = doc["runs"].get(f"rerun_rl_{o}_s0")
@@ -663,29 +401,12 @@ def other_machine_record(doc: Mapping, rev: str) -> dict:
     their seed-0 jobs made on this book's machine from the same cold start, as git revision
     ``rev`` holds them; `scripts/record_other_machine.py` writes the result.
     """
-    _check_doc(doc)
+    check_records(doc)
     return {
         "source": f"data/r1_runs.json at {rev}",
         "agreement": rerun_agreement(doc),
         "max_seed_gap": stage2_objectives(doc)["max_seed_gap"],
     }
-
-
-def other_machine(path: str | os.PathLike = R1_OTHER_MACHINE_PATH) -> dict:
-    """data/r1_other_machine.json: how long one job on two machines stayed the same run."""
-    record = _load_json(path)
-    for key in ("source", "agreement", "max_seed_gap"):
-        if key not in record:
-            raise ValueError(f"path {path} holds no {key!r}: not scripts/record_other_machine.py's")
-    where = _Where(f"path {path}")
-    _num(where / "max_seed_gap", record["max_seed_gap"], 0.0, 1.0)
-    agreement = _mapping(where / "agreement", record["agreement"], tuple(OBJECTIVE_LABELS))
-    for objective in OBJECTIVE_LABELS:
-        at = where / "agreement" / objective
-        row = _mapping(at, agreement[objective], ("same_steps", "steps", "same_final"))
-        steps = _int(at / "steps", row["steps"], low=1)
-        _int(at / "same_steps", row["same_steps"], 0, steps)
-    return record
 
 
 # --------------------------------------------------------------------------- R1-Zero
@@ -697,7 +418,7 @@ def _curve(doc: Mapping, name: str) -> list:
 
 def r1_zero_table(doc: Mapping) -> list[dict]:
     """R1-Zero against RL from the cold start, two seeds each: first and last check-up."""
-    _check_doc(doc)
+    check_records(doc)
     rows = []
     for name in _rl_names("zero") + _rl_names("rl_grpo"):
         c = _curve(doc, name)
@@ -720,7 +441,7 @@ def r1_zero_curves(doc: Mapping) -> list[dict]:
 
     One row per run and check-up: held-out pass@1, the share of bare answers, the mean length.
     """
-    _check_doc(doc)
+    check_records(doc)
     rows = []
     for prefix, start in (("zero", "R1-Zero (from the base)"), ("rl_grpo", "from the cold start")):
         for name in _rl_names(prefix):
@@ -744,7 +465,7 @@ def r1_zero(doc: Mapping) -> dict:
     later), ``*_last`` the last. ``gap_start``/``gap_end``: the cold-started runs' lead in
     held-out pass@1 at the first and the last check-up (mean over the seeds at the end).
     """
-    _check_doc(doc)
+    check_records(doc)
     zero = _curve(doc, "zero_s0")
     zero_p1 = [_r3(_curve(doc, n)[-1]["pass_at_k"]["1"]) for n in _rl_names("zero")]
     cold_p1 = [_r3(_curve(doc, n)[-1]["pass_at_k"]["1"]) for n in _rl_names("rl_grpo")]
@@ -789,7 +510,7 @@ def unanimous_groups(doc: Mapping) -> dict:
     drawn per step and ``dapo_extra`` the extra sampling that cost, in percent; ``stage4_*`` the
     same share for stage 4's RL, which starts from a much better model.
     """
-    _check_doc(doc)
+    check_records(doc)
     rows = training_rows(doc)
     steps = doc["settings"]["rl_steps"]
 
@@ -824,14 +545,14 @@ FINAL_MODELS = {
 
 def finals_payload(doc: Mapping) -> dict:
     """Each model's label, samples per problem and per-problem right counts (`r1_finals`)."""
-    _check_doc(doc)
+    check_records(doc)
     return {m: {"label": label, "n": _n(doc, m), "counts": _final(doc, m)["counts"]}
             for m, label in FINAL_MODELS.items()}
 
 
 def pass_at_k_ks(doc: Mapping) -> list[int]:
     """The k of the pass@k table: powers of four below the samples per problem, then that."""
-    _check_doc(doc)
+    check_records(doc)
     n = _n(doc, "cold")
     ks = [1]
     while ks[-1] * 4 < n:
@@ -841,7 +562,7 @@ def pass_at_k_ks(doc: Mapping) -> list[int]:
 
 def pass_at_k_table(doc: Mapping) -> list[dict]:
     """pass@k of the cold start and of each objective's seed-0 model, recomputed from counts."""
-    _check_doc(doc)
+    check_records(doc)
     ks = pass_at_k_ks(doc)
     return [{"model": FINAL_MODELS[name], **{f"pass@{k}": _r3(_passk(doc, name, k)) for k in ks}}
             for name in ["cold", *(f"rl_{o}_s0" for o in OBJECTIVE_LABELS)]]
@@ -858,7 +579,7 @@ def sharpening(doc: Mapping, before: str = "cold", after: str = "rl_grpo_s0") ->
     ``gain_min``/``gain_max`` are the smallest and largest factor by which an objective's seed-0
     model multiplied `before`'s pass@1 (``gain_min_by``/``gain_max_by`` name the objectives).
     """
-    _check_doc(doc)
+    check_records(doc)
     _require_run(doc, before)
     _require_run(doc, after)
     n = _n(doc, before)
@@ -921,7 +642,7 @@ def seed_lengths(doc: Mapping, objective: str) -> dict[int, dict[str, float]]:
     `output_length` prints their mean over the seeds. How far the two seeds of one objective lie
     apart is the noise against which two objectives' lengths can be told apart.
     """
-    _check_doc(doc)
+    check_records(doc)
     objective = require_choice("objective", objective, tuple(OBJECTIVE_LABELS))
     rows = training_rows(doc)
     out = {}
@@ -939,7 +660,7 @@ def length_changes(doc: Mapping) -> dict[str, dict[int, dict[str, float]]]:
     ``{objective: {seed: {"right": tokens, "wrong": tokens}}}``, to one place: the seed-level
     view of `output_length_table`'s "change" column, so a change can be told from seed noise.
     """
-    _check_doc(doc)
+    check_records(doc)
     out = {}
     for o in OBJECTIVE_LABELS:
         per_seed = seed_lengths(doc, o)
@@ -950,7 +671,7 @@ def length_changes(doc: Mapping) -> dict[str, dict[int, dict[str, float]]]:
 
 def output_length_table(doc: Mapping) -> list[dict]:
     """Mean length of right and of wrong training chains, first against last steps."""
-    _check_doc(doc)
+    check_records(doc)
     rows = training_rows(doc)
     steps = doc["settings"]["rl_steps"]
     early, late = f"steps 1-{EDGE_STEPS}", f"steps {steps - EDGE_STEPS + 1}-{steps}"
@@ -971,7 +692,7 @@ def output_length(doc: Mapping) -> dict:
     the final evaluation (mean of the seeds); ``kl_{objective}``: the KL to the start over the
     last steps; ``cold_right``/``cold_wrong``: the cold start's chain lengths before RL.
     """
-    _check_doc(doc)
+    check_records(doc)
     rows = training_rows(doc)
     runs = doc["runs"]
     out: dict = {}
@@ -993,7 +714,7 @@ def output_length(doc: Mapping) -> dict:
 
 def stages3_and_4(doc: Mapping) -> dict:
     """Rejection sampling from stage 2, SFT of the base on what it kept, and RL again."""
-    _check_doc(doc)
+    check_records(doc)
     runs = doc["runs"]
     rs, s3 = runs["rs"], runs["stage3"]
     s3_lo, s3_hi = _lo_hi(doc, "stage3")
@@ -1031,7 +752,7 @@ def stages3_and_4(doc: Mapping) -> dict:
 
 def distillation(doc: Mapping) -> dict:
     """The small model's two routes: SFT on the stage-2 teacher's verified chains, or RL itself."""
-    _check_doc(doc)
+    check_records(doc)
     runs = doc["runs"]
     distill, student = runs["distill"], runs["student_rl_s0"]
     d_lo, d_hi = _lo_hi(doc, "distill")
@@ -1079,7 +800,7 @@ def _card_numbers(doc: Mapping, name: str, extra: list | None = None) -> list:
 
 def stage_cards(doc: Mapping) -> list[dict]:
     """The pipeline diagram's boxes (`r1_stages`): position, parents, a sentence and numbers."""
-    _check_doc(doc)
+    check_records(doc)
     runs = doc["runs"]
     rs = stages3_and_4(doc)
     big, small = runs["base4"]["n_layer"], runs["base2"]["n_layer"]
@@ -1141,14 +862,14 @@ def stage_cards(doc: Mapping) -> list[dict]:
 
 def budget_rows(doc: Mapping) -> list[dict]:
     """The budget sweep (`r1_budget`): greedy accuracy and token ledger per model, mode, budget."""
-    _check_doc(doc)
+    check_records(doc)
     keys = ("model", "mode", "budget", "accuracy", "thinking_tokens", "answer_tokens")
     return [{k: r[k] for k in keys} for r in doc["runs"]["budget"]["rows"]]
 
 
 def budget_models(doc: Mapping) -> list[str]:
     """The models the budget sweep measured, in its order."""
-    _check_doc(doc)
+    check_records(doc)
     return list(doc["runs"]["budget"]["models"])
 
 
@@ -1158,7 +879,7 @@ def _brow(rows: list[dict], model: str, mode: str, budget: int) -> dict:
 
 def budget_row(doc: Mapping, model: str, mode: str, budget: int) -> dict:
     """One recorded point of the sweep: a model's accuracy and ledger at one budget and mode."""
-    _check_doc(doc)
+    check_records(doc)
     model = require_choice("model", model, budget_models(doc))
     mode = require_choice("mode", mode, ("cut", "extend"))
     budgets = doc["settings"]["budgets"]
@@ -1173,7 +894,7 @@ def budget_knee(doc: Mapping, model: str, share: float = KNEE_SHARE) -> int:
 
     The natural accuracy is the one at the largest budget, where no chain is cut.
     """
-    _check_doc(doc)
+    check_records(doc)
     model = require_choice("model", model, budget_models(doc))
     share = require_float("share", share, low=0.0, high=1.0)
     rows = budget_rows(doc)
@@ -1192,7 +913,7 @@ def budget_forcing(doc: Mapping) -> dict:
     ``short`` is a short budget the prose quotes (the fourth recorded one) and ``{m}_short`` the
     accuracy cut there; ``big`` the largest budget, ``knee_pct`` the knee's share in percent.
     """
-    _check_doc(doc)
+    check_records(doc)
     rows = budget_rows(doc)
     budgets = doc["settings"]["budgets"]
     big, short = max(budgets), sorted(budgets)[min(3, len(budgets) - 1)]
@@ -1214,7 +935,7 @@ def budget_forcing(doc: Mapping) -> dict:
 
 def budget_table(doc: Mapping, models: tuple[str, ...] = ("ch2", "rl_grpo_s0")) -> list[dict]:
     """Cut and extended accuracy, and the thinking tokens paid, at every third recorded budget."""
-    _check_doc(doc)
+    check_records(doc)
     if isinstance(models, str) or not isinstance(models, (tuple, list)) or not models:
         raise TypeError(f"models must be a non-empty tuple of model names, got {models!r}")
     models = tuple(require_choice("models", m, budget_models(doc)) for m in models)
@@ -1245,7 +966,7 @@ def trainer_setup(doc: Mapping, n_eval: int = TRAINER_EVAL_PROBLEMS) -> dict:
     of the records' own evaluation problems (``settings.eval_seed``), which the page samples
     ``eval_samples`` chains of every ``eval_every`` steps.
     """
-    _check_doc(doc)
+    check_records(doc)
     n_eval = require_int("n_eval", n_eval, low=1, high=doc["settings"]["eval_problems"])
     from arithmetic_task import held_out_problems  # only the page's trainer needs it
 

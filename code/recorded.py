@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from checks import require_callable
+from data_paths import RECORDED_CALLS_PATH
 
-RECORD_PATH = Path(__file__).resolve().parent.parent / "data" / "recorded_calls.json"
 SCRIPT = "scripts/record_calls.py"
 
-__all__ = ["RECORD_PATH", "call_name", "call_arguments", "recorded", "recorded_calls"]
+__all__ = ["call_name", "call_arguments", "recorded", "recorded_calls"]
 
 
 def call_name(fn: Callable) -> str:
@@ -99,7 +99,7 @@ def recorded(fn: Callable, **kwargs: Any) -> Any:
     """
     key = (call_name(fn), json.dumps(call_arguments(fn, **kwargs), sort_keys=True))
     try:
-        return json.loads(_records(RECORD_PATH)[key])
+        return json.loads(_records(RECORDED_CALLS_PATH)[key])
     except KeyError:
         pass
     listed = any(
@@ -112,7 +112,8 @@ def recorded(fn: Callable, **kwargs: Any) -> Any:
         if listed
         else f"add it to recorded.recorded_calls() in code/recorded.py, then run python {SCRIPT}"
     )
-    raise ValueError(f"fn {key[0]}({key[1]}) is not recorded in data/{RECORD_PATH.name}: {fix}")
+    where = f"data/{RECORDED_CALLS_PATH.name}"
+    raise ValueError(f"fn {key[0]}({key[1]}) is not recorded in {where}: {fix}")
 
 
 def recorded_calls() -> list[tuple[Callable, dict[str, Any]]]:

@@ -70,9 +70,6 @@ from checks import (
 
 __all__ = [
     "CHECKPOINT_FORMAT",
-    "DATA_DIR",
-    "TINY_REASONER_EVAL_PATH",
-    "TINY_REASONER_PATH",
     "KVCache",
     "Samples",
     "TinyGPT",
@@ -91,11 +88,6 @@ __all__ = [
 ]
 
 CHECKPOINT_FORMAT = "tiny-gpt-fp16-v1"
-# The book's shipped data, found from this file rather than the working directory, so a chapter's
-# notebook run from anywhere (after `pip install -e .`) reads the same files as the page.
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-TINY_REASONER_PATH = DATA_DIR / "tiny_reasoner.json"  # the checkpoint (and its .bin beside it)
-TINY_REASONER_EVAL_PATH = DATA_DIR / "tiny_reasoner_eval.json"  # scripts/eval_tiny_reasoner.py
 _PAD_ID, _BOS_ID, _EOS_ID = VOCAB.index(PAD), VOCAB.index(BOS), VOCAB.index(EOS)
 
 

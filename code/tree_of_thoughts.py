@@ -40,6 +40,7 @@ from checks import (
     require_sequence,
     require_sequence_of_sequences,
 )
+from data_paths import BEAM_SWEEP_PATH, read_json
 from game24 import (
     TARGET_KEY,
     Key,
@@ -75,7 +76,6 @@ __all__ = [
 ]
 
 Evaluator = Callable[[State], float]
-BEAM_SWEEP_PATH = Path(__file__).resolve().parent.parent / "data" / "beam_sweep.json"
 
 _MEMOS: list = []  # every memo table in this module, for clear_caches()
 
@@ -496,11 +496,7 @@ def load_beam_sweep(path: str | Path | None = None) -> dict:
         path = BEAM_SWEEP_PATH
     else:
         path = require_path("path", path)
-    with open(path, encoding="utf-8") as fh:
-        try:
-            data = json.load(fh)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
-            raise ValueError(f"path {path} is not a JSON file: {err}") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise ValueError(f"path {path} holds no beam-sweep record")
     _check_beam_sweep(data, f"path {path}")

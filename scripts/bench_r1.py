@@ -26,7 +26,9 @@ sys.path.insert(0, str(ROOT / "code"))
 
 
 def recorded() -> None:
-    doc = json.loads((ROOT / "data" / "r1_runs.json").read_text())
+    from data_paths import R1_RUNS_PATH
+
+    doc = json.loads(R1_RUNS_PATH.read_text())
     print(f"  {'job':<20} {'kind':<9} {'wall s':>8} {'cpu s':>8} {'train s':>8}  threads")
     rl_train = []
     for name, run in doc["runs"].items():
@@ -57,11 +59,11 @@ def live(steps: int) -> None:
     import torch
     from run_r1 import RL_STEPS
 
+    from r1_pipeline import load_cold_start
     from rl_reasoner import RLConfig, train_rl
-    from tiny_gpt import load_checkpoint
 
     torch.set_num_threads(2)
-    model = load_checkpoint(ROOT / "data" / "r1_cold_start.json")[0]
+    model = load_cold_start()[0]
     t = time.perf_counter()
     train_rl(model, RLConfig.preset("grpo"), steps, seed=0)
     per_step = (time.perf_counter() - t) / steps

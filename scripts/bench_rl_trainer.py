@@ -34,11 +34,11 @@ from pathlib import Path
 
 import torch
 
+from data_paths import R1_COLD_START_PATH as CHECKPOINT
 from rl_reasoner import RLConfig, rl_step
 from tiny_gpt import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKPOINT = ROOT / "data" / "r1_cold_start.json"
 SIZES = {
     "widget defaults (4 x 8)": (4, 8),
     "old defaults (8 x 16)": (8, 16),

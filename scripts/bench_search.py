@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "code"))
 import game24  # noqa: E402
 import tree_of_thoughts as tot  # noqa: E402
+from data_paths import BEAM_SWEEP_PATH  # noqa: E402
 
 # The recorded sweep's grid (data/beam_sweep.json), so the timing and the file are comparable.
 BEAM_WIDTHS, ERROR_RATES, SALT = tot.SWEEP_BEAM_WIDTHS, tot.SWEEP_ERROR_RATES, tot.SWEEP_SALT
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"   verdict: n/a -- the {SWEEP_FLOOR:g} s floor is for the full sweep")
         print_sweep(sweep)
-        if args.limit is None and tot.BEAM_SWEEP_PATH.exists():
+        if args.limit is None and BEAM_SWEEP_PATH.exists():
             recorded = tot.load_beam_sweep()["summary"]
             print(f"   matches data/beam_sweep.json: {recorded == sweep['records']}")
     return 0

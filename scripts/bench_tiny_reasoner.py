@@ -28,10 +28,10 @@ from pathlib import Path
 import torch
 
 from arithmetic_task import held_out_problems, make_batch, prompt_of
+from data_paths import TINY_REASONER_PATH as CHECKPOINT
 from tiny_gpt import TinyGPT, TinyGPTConfig, load_checkpoint, sample, train
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKPOINT = ROOT / "data" / "tiny_reasoner.json"
 
 
 def bench_training(steps: int, threads: int) -> dict:

@@ -387,7 +387,6 @@ def bench_redraws(runs: dict, repeats: int, quiet_ms: float, baseline: str | Non
     return rows
 
 
-TINY_REASONERS = ("tiny_reasoner.json", "tiny_reasoner_multipath.json")
 # A node program: build a checkpoint from its files (no fetch) and time batched JS sampling.
 _JS_SAMPLING = """
 import {readFileSync} from "node:fs";
@@ -415,12 +414,13 @@ def bench_tiny_reasoners(chains: int = 2048, js_n: int = 32, js_reps: int = 5) -
     import torch
 
     from arithmetic_task import held_out_problems
+    from data_paths import MULTIPATH_PATH, TINY_REASONER_PATH
     from tiny_gpt import load_checkpoint, sample_chains
 
     out = {}
     problems = held_out_problems(chains // 16, seed=2024)
-    for name in TINY_REASONERS:
-        path = ROOT / "data" / name
+    for path in (TINY_REASONER_PATH, MULTIPATH_PATH):
+        name = path.name
         if not path.exists():
             print(f"  {name}: missing")
             continue

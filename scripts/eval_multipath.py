@@ -24,8 +24,9 @@ from pathlib import Path
 import torch
 
 from arithmetic_task import held_out_problems
-from multipath_reasoner import GREEDY_SEED, MULTIPATH_EVAL_PATH, MULTIPATH_PATH, evaluate
-from tiny_gpt import TINY_REASONER_PATH, load_checkpoint
+from data_paths import MULTIPATH_EVAL_PATH, MULTIPATH_PATH, TINY_REASONER_PATH
+from multipath_reasoner import GREEDY_SEED, evaluate
+from tiny_gpt import load_checkpoint
 
 
 def main(argv: list[str] | None = None) -> dict:

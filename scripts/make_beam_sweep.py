@@ -20,7 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "code"))
 
-from tree_of_thoughts import BEAM_SWEEP_PATH, build_beam_sweep, render_beam_sweep  # noqa: E402
+from data_paths import BEAM_SWEEP_PATH  # noqa: E402
+from tree_of_thoughts import build_beam_sweep, render_beam_sweep  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,14 +18,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "code"))
 
-from game24 import DATA_PATH, puzzle_dataset, render_puzzle_dataset  # noqa: E402
+from data_paths import GAME24_PATH  # noqa: E402
+from game24 import puzzle_dataset, render_puzzle_dataset  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     """Build the dataset and write (or ``--check``) the file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only compare with the file")
-    parser.add_argument("--out", type=Path, default=DATA_PATH, help="output path")
+    parser.add_argument("--out", type=Path, default=GAME24_PATH, help="output path")
     args = parser.parse_args(argv)
     dataset = puzzle_dataset()
     text = render_puzzle_dataset(dataset)

@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "code"))
 
-from recorded import RECORD_PATH, call_arguments, call_name, recorded_calls  # noqa: E402
+from data_paths import RECORDED_CALLS_PATH  # noqa: E402
+from recorded import call_arguments, call_name, recorded_calls  # noqa: E402
 
 
 def record(fn, kwargs: dict) -> dict:
@@ -40,4 +41,4 @@ def build() -> dict:
 if __name__ == "__main__":
     from data_file import write_or_check  # scripts/, on the path when run as a script
 
-    write_or_check(RECORD_PATH, build, __doc__.splitlines()[0])
+    write_or_check(RECORDED_CALLS_PATH, build, __doc__.splitlines()[0])

@@ -19,7 +19,8 @@ from pathlib import Path
 import torch
 
 from arithmetic_task import ROUTES
-from multipath_reasoner import MULTIPATH_PATH, checkpoint_metrics, train_reasoner
+from data_paths import MULTIPATH_PATH
+from multipath_reasoner import checkpoint_metrics, train_reasoner
 from tiny_gpt import TinyGPTConfig, load_checkpoint, save_checkpoint
 
 

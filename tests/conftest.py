@@ -130,7 +130,8 @@ def tiny_reasoner_checkpoint():
     that trains takes a copy from `tiny_reasoner_copy`, and `tiny_reasoner` checks after each test
     that the weights are still the file's.
     """
-    from tiny_gpt import TINY_REASONER_PATH, load_checkpoint
+    from data_paths import TINY_REASONER_PATH
+    from tiny_gpt import load_checkpoint
 
     return load_checkpoint(TINY_REASONER_PATH)
 

@@ -19,6 +19,7 @@ import torch
 
 import arithmetic_task
 import dapo
+import data_paths
 import dr_grpo
 import evaluation
 import game24
@@ -113,10 +114,10 @@ def test_train_refuses_nan_settings_before_any_step(setting):
         ("lr", INF),
         ("temperature", NAN),
         ("grad_clip", NAN),
-        ("cispo_eps_high", NAN),
-        ("gspo_clip", (-3e-3, 4e-3)),  # a negative width inverts the clip range
-        ("gspo_clip", (3e-3, 1.5)),
-        ("gspo_clip", (3e-3,)),
+        ("eps_high", NAN),
+        ("eps_low", -3e-3),  # a negative width inverts the clip range
+        ("eps_high", 1.5),
+        ("eps_low", "0.2"),
         ("problem_pool", ("2+2",)),  # not a problem of the task (needs 3-5 operands)
         ("problem_pool", ("7+5-3", "seven")),
         ("objective", "ppo"),
@@ -339,7 +340,7 @@ def test_errors_name_the_argument(call, name):
 
 @pytest.fixture(scope="module")
 def multipath_record():
-    return json.loads(multipath_reasoner.MULTIPATH_EVAL_PATH.read_text())
+    return json.loads(data_paths.MULTIPATH_EVAL_PATH.read_text())
 
 
 def _routed(problem, n):
@@ -489,10 +490,10 @@ def _hollowed(change):
 
 
 def _R1_DOC():
-    import r1_runs
+    import r1_records
 
     if not hasattr(_R1_DOC, "doc"):
-        _R1_DOC.doc = r1_runs.load_records()
+        _R1_DOC.doc = r1_records.load_records()
     return _R1_DOC.doc
 
 
@@ -529,22 +530,22 @@ def _set(path, value):
 def test_r1_records_with_hollow_runs_are_refused_at_load_naming_the_field(
     change, field, tmp_path
 ):
-    import r1_runs
+    import r1_records
 
     path = tmp_path / "r1_runs.json"
     path.write_text(json.dumps(_hollowed(change)))
     with pytest.raises(ValueError, match=field) as err:
-        r1_runs.load_records(path)
+        r1_records.load_records(path)
     assert str(path) in str(err.value)
 
 
 def test_r1_records_truncated_name_the_file(tmp_path):
-    import r1_runs
+    import r1_records
 
     path = tmp_path / "r1_runs.json"
     path.write_text(json.dumps(_R1_DOC())[:5000])
     with pytest.raises(ValueError, match=str(path)):
-        r1_runs.load_records(path)
+        r1_records.load_records(path)
 
 
 def _write_json(tmp_path, doc, name="data.json"):
@@ -583,7 +584,7 @@ def test_load_puzzles_validates_every_puzzle_and_names_the_file(puzzles, field, 
     ],
 )
 def test_load_beam_sweep_validates_the_grid_and_names_the_file(change, field, tmp_path):
-    doc = json.loads(tree_of_thoughts.BEAM_SWEEP_PATH.read_text())
+    doc = json.loads(data_paths.BEAM_SWEEP_PATH.read_text())
     change(doc)
     path = _write_json(tmp_path, doc)
     with pytest.raises(ValueError, match=field) as err:
@@ -603,13 +604,13 @@ def test_load_beam_sweep_validates_the_grid_and_names_the_file(change, field, tm
     ],
 )
 def test_the_small_r1_loaders_validate_their_fields(loader, default, change, field, tmp_path):
-    import r1_runs
+    import r1_records
 
-    doc = json.loads(getattr(r1_runs, default).read_text())
+    doc = json.loads(getattr(data_paths, default).read_text())
     change(doc)
     path = _write_json(tmp_path, doc)
     with pytest.raises(ValueError, match=field) as err:
-        getattr(r1_runs, loader)(path)
+        getattr(r1_records, loader)(path)
     assert str(path) in str(err.value)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import executed
+from data_paths import VOTE_SIMS_PATH
 
 
 def inline(stem: str) -> dict[str, float]:
@@ -33,10 +34,9 @@ def test_recorded_vote_simulations_are_the_seeded_simulations():
 
     import numpy as np
 
-    from conftest import ROOT
     from reasoning import demonstrate_self_consistency, simulate_vote_vs_verifier
 
-    sims = json.loads((ROOT / "data" / "vote_sims.json").read_text())
+    sims = json.loads(VOTE_SIMS_PATH.read_text())
     defines = executed("02-self-consistency").defines
     assert defines["condorcet_mc"] == sims["condorcet"]["rows"]
     assert defines["vv_mc"] == sims["vote_vs_verifier"]["rows"]

@@ -19,9 +19,8 @@ import numpy as np
 import pytest
 
 from conftest import executed
+from data_paths import MULTIPATH_EVAL_PATH, TINY_REASONER_EVAL_PATH
 from evaluation import derail_probability, make_toy_benchmark
-from multipath_reasoner import MULTIPATH_EVAL_PATH
-from tiny_gpt import TINY_REASONER_EVAL_PATH
 
 STEM = "03-evaluating-reasoners"
 

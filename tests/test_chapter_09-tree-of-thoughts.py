@@ -8,7 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from conftest import ROOT, executed
+from conftest import executed
+from data_paths import SEARCH_TREES_PATH
 from game24 import demo_puzzles, state_is_solvable
 from tree_of_thoughts import (
     bfs_trace,
@@ -87,7 +88,7 @@ def test_exercise_outputs():
 def test_search_trees_are_bfs_trace():
     """Every tree the widget can show (data/search_trees.json, which it loads) is Python's
     bfs_trace for the same settings."""
-    record = json.loads((ROOT / "data" / "search_trees.json").read_text())
+    record = json.loads(SEARCH_TREES_PATH.read_text())
     trees = record["trees"]
     assert len(trees) == 4 * 8 * 5
     assert record["puzzles"] == list(dict.fromkeys(t["puzzle"] for t in trees))

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 import time
 from fractions import Fraction
 from functools import cache
@@ -20,6 +18,7 @@ from hypothesis import strategies as st
 import game24
 from conftest import GAME24_UNIVERSE as UNIVERSE
 from conftest import game24_level_one_states
+from data_paths import GAME24_PATH
 from game24 import (
     MAX_DERIVATION_CHARS,
     TARGET_KEY,
@@ -96,15 +95,6 @@ def universe() -> list[dict]:
         {"numbers": numbers, "solvable": is_solvable(numbers), "solve": solve(numbers)}
         for numbers in UNIVERSE
     ]
-
-
-def _run_data_script(*args: str) -> subprocess.CompletedProcess:
-    """scripts/make_game24_data.py run as its users run it: a separate process (tests never
-    import a script)."""
-    script = ROOT / "scripts" / "make_game24_data.py"
-    return subprocess.run(
-        [sys.executable, str(script), *args], capture_output=True, text=True, timeout=300
-    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -255,7 +245,7 @@ def test_completeness_solve_solves_exactly_the_solvable(universe):
 
 
 def test_data_file_matches_the_solver(universe):
-    text = (ROOT / "data" / "game24.json").read_text(encoding="utf-8")
+    text = GAME24_PATH.read_text(encoding="utf-8")
     data = json.loads(text)
     assert data["generated_by"] == "scripts/make_game24_data.py"
     assert data["count"] == 1820
@@ -283,19 +273,6 @@ def test_puzzle_dataset_limit_and_bad_input():
         game24.render_puzzle_dataset([short])
     with pytest.raises(ValueError, match="dataset"):
         game24.render_puzzle_dataset({**short, "extra": 1})
-
-
-@pytest.mark.slow  # three runs of the script, each solving all 1820 puzzles (about 8 s in all)
-def test_script_refuses_a_stale_file_and_writes_the_shipped_bytes(tmp_path):
-    out = tmp_path / "game24.json"
-    out.write_text("{}", encoding="utf-8")
-    stale = _run_data_script("--check", "--out", str(out))
-    assert stale.returncode == 1 and "is stale" in stale.stderr, stale.stderr
-    wrote = _run_data_script("--out", str(out))
-    assert wrote.returncode == 0 and "1820 puzzles, 1362 solvable" in wrote.stdout, wrote.stderr
-    assert out.read_bytes() == (ROOT / "data" / "game24.json").read_bytes()
-    fresh = _run_data_script("--check", "--out", str(out))
-    assert fresh.returncode == 0 and "is up to date" in fresh.stdout, fresh.stderr
 
 
 def test_propose_steps_returns_a_fresh_list():

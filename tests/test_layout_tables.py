@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from data_paths import DATA_DIR
+
 ROOT = Path(__file__).resolve().parents[1]
 FILE_NAME = re.compile(r"`([\w.-]+\.(?:py|sh|json|bin))`")
 MODULE_NAME = re.compile(r"`(\w+)`")
 
 FOLDERS = {
     "code": lambda: sorted(p.name for p in (ROOT / "code").glob("*.py")),
-    "data": lambda: sorted(p.name for p in (ROOT / "data").iterdir() if p.is_file()),
+    "data": lambda: sorted(p.name for p in DATA_DIR.iterdir() if p.is_file()),
     "scripts": lambda: sorted(p.name for p in (ROOT / "scripts").iterdir()
                               if p.suffix in (".py", ".sh")),
 }

@@ -11,9 +11,8 @@ import pytest
 import torch
 
 from arithmetic_task import ROUTES, answer_of, held_out_problems, write_route_chain
+from data_paths import MULTIPATH_EVAL_PATH, MULTIPATH_PATH
 from multipath_reasoner import (
-    MULTIPATH_EVAL_PATH,
-    MULTIPATH_PATH,
     comparison_rows,
     error_correlation,
     evaluate,

@@ -1,4 +1,4 @@
-"""code/r1_runs.py: the recorded R1 runs read back, checked against the records themselves.
+"""code/r1_runs.py: the tables of the recorded R1 runs, checked against the records themselves.
 
 The records are regenerated from time to time (scripts/run_r1.py), so nothing here pins a value:
 each test recomputes a quantity from the raw records by its definition, or checks an invariant
@@ -25,29 +25,6 @@ def _passk(name: str, k: int) -> float:
     return mean_pass_at_k([(f["samples_per_problem"], c) for c in f["counts"]], k)
 
 
-# --------------------------------------------------------------------------- reading
-
-
-def test_load_records_reads_the_shipped_file():
-    assert set(DOC) >= {"runs", "settings"}
-    assert r1_runs.R1_RUNS_PATH.name == "r1_runs.json" and r1_runs.R1_RUNS_PATH.exists()
-
-
-def test_load_records_refuses_what_is_not_a_record(tmp_path):
-    with pytest.raises(OSError):
-        r1_runs.load_records(tmp_path / "missing.json")
-    bad = tmp_path / "bad.json"
-    bad.write_text("{not json")
-    with pytest.raises(ValueError, match="path"):
-        r1_runs.load_records(bad)
-    other = tmp_path / "other.json"
-    other.write_text(json.dumps({"runs": {}, "settings": {}}))
-    with pytest.raises(ValueError, match="lacks the runs"):
-        r1_runs.load_records(other)
-    with pytest.raises(TypeError, match="path"):
-        r1_runs.load_records(None)
-
-
 def test_every_entry_point_refuses_a_document_that_is_not_the_records():
     for fn in (r1_runs.settings, r1_runs.stage0_and_1, r1_runs.cast_table, r1_runs.training_rows,
                r1_runs.curve_rows, r1_runs.stage2_table, r1_runs.stage2_objectives,
@@ -60,12 +37,6 @@ def test_every_entry_point_refuses_a_document_that_is_not_the_records():
             fn([1, 2])
         with pytest.raises(ValueError, match="doc"):
             fn({"runs": [], "settings": {}})
-
-
-def test_exercise_record_is_the_recorded_run():
-    ex = r1_runs.load_exercise3()
-    assert 0 <= ex["pass_at_1_before"] <= 1 and 0 <= ex["pass_at_1_after"] <= 1
-    assert len(ex["problems"]) == ex["settings"]["problems"]
 
 
 # --------------------------------------------------------------------------- one run's numbers

@@ -7,19 +7,20 @@ from pathlib import Path
 
 import pytest
 
+from data_paths import R1_COLD_START_PATH, R1_RUNS_PATH
 from evaluation import mean_pass_at_k
-from r1_experiments import OBJECTIVES, RERUN_OBJECTIVES, SCRIPT_JOBS, Settings, graph
+from r1_experiments import OBJECTIVES, RERUN_OBJECTIVES, Settings, graph
 from rl_reasoner import RLConfig, config_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 S = Settings()
 
-DOC = json.loads((ROOT / "data" / "r1_runs.json").read_text())
+DOC = json.loads(R1_RUNS_PATH.read_text())
 RUNS = DOC["runs"]
 
 
 def test_every_job_is_recorded_and_nothing_else():
-    assert set(RUNS) == {n for n in graph(S) if n not in SCRIPT_JOBS}
+    assert set(RUNS) == set(graph(S))
 
 
 def test_settings_match_the_script():
@@ -93,7 +94,7 @@ def test_budget_records_cover_the_grid():
 def test_shipped_cold_start_is_the_recorded_stage_1():
     from tiny_gpt import load_checkpoint
 
-    model, meta = load_checkpoint(ROOT / "data" / "r1_cold_start.json")  # verifies the SHA-256
+    model, meta = load_checkpoint(R1_COLD_START_PATH)  # verifies the SHA-256
     record = RUNS["cold"]
     assert meta["metrics"]["pass_at_1"] == pytest.approx(
         record["final"]["pass_at_k"]["1"], abs=1e-4

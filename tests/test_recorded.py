@@ -10,6 +10,7 @@ import math
 import pytest
 
 import recorded as rec
+from data_paths import RECORDED_CALLS_PATH
 from grpo import grpo_learning_curves
 
 
@@ -28,7 +29,7 @@ def _same(a, b, rel: float = 1e-6) -> bool:
 
 
 def test_the_file_holds_the_recorded_calls_in_order():
-    calls = json.loads(rec.RECORD_PATH.read_text())["calls"]
+    calls = json.loads(RECORDED_CALLS_PATH.read_text())["calls"]
     assert [(c["function"], c["arguments"]) for c in calls] == [
         (rec.call_name(fn), rec.call_arguments(fn, **kw)) for fn, kw in rec.recorded_calls()
     ]
@@ -36,7 +37,7 @@ def test_the_file_holds_the_recorded_calls_in_order():
 
 def test_every_recorded_call_reruns_to_its_record():
     # The file cannot go stale: each call is run again with the module's own function.
-    for call in json.loads(rec.RECORD_PATH.read_text())["calls"]:
+    for call in json.loads(RECORDED_CALLS_PATH.read_text())["calls"]:
         module, name = call["function"].rsplit(".", 1)
         fn = getattr(importlib.import_module(module), name)
         fresh = json.loads(json.dumps(fn(**call["arguments"])))
@@ -72,12 +73,12 @@ def test_a_listed_call_missing_from_the_file_says_to_run_the_script(tmp_path, mo
     # Issue 29: a record missing one of its calls used to say "add the call to the script",
     # the wrong fix: the call is listed already and only needs recording.
     fn, kwargs = rec.recorded_calls()[0]
-    doc = json.loads(rec.RECORD_PATH.read_text())
+    doc = json.loads(RECORDED_CALLS_PATH.read_text())
     name = rec.call_name(fn)
     doc["calls"] = [c for c in doc["calls"] if c["function"] != name]
     path = tmp_path / "recorded_calls.json"
     path.write_text(json.dumps(doc))
-    monkeypatch.setattr(rec, "RECORD_PATH", path)
+    monkeypatch.setattr(rec, "RECORDED_CALLS_PATH", path)
     with pytest.raises(ValueError, match=r"listed in recorded\.recorded_calls\(\).*run python"):
         rec.recorded(fn, **kwargs)
     with pytest.raises(ValueError, match=r"add it to recorded\.recorded_calls\(\)"):
@@ -95,7 +96,7 @@ def test_a_listed_call_missing_from_the_file_says_to_run_the_script(tmp_path, mo
 def test_a_damaged_record_file_names_the_file(text, match, tmp_path, monkeypatch):
     path = tmp_path / "recorded_calls.json"
     path.write_text(text)
-    monkeypatch.setattr(rec, "RECORD_PATH", path)
+    monkeypatch.setattr(rec, "RECORDED_CALLS_PATH", path)
     with pytest.raises(ValueError, match=match) as err:
         rec.recorded(grpo_learning_curves, steps=40)
     assert str(path) in str(err.value)

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from arithmetic_task import held_out_problems
+from data_paths import TINY_REASONER_PATH
 from tiny_gpt import (
     TinyGPT,
     TinyGPTConfig,
@@ -21,7 +22,7 @@ from tiny_gpt import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ROOT / "data" / "tiny_reasoner.json"
+SHIPPED = TINY_REASONER_PATH
 SMALL = TinyGPTConfig(n_layer=1, n_embd=16, n_head=2)
 
 pytestmark = pytest.mark.usefixtures("one_thread")

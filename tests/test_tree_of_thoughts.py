@@ -19,6 +19,7 @@ import game24
 import tree_of_thoughts as tot
 from conftest import GAME24_UNIVERSE as UNIVERSE
 from conftest import game24_level_one_states
+from data_paths import BEAM_SWEEP_PATH
 from game24 import (
     check_derivation,
     demo_puzzles,
@@ -454,7 +455,7 @@ def test_bad_evaluator_and_threshold():
 
 
 # ------------------------------------------------------------------------------------------
-# The recorded beam-width sweep (data/beam_sweep.json, scripts/make_beam_sweep.py)
+# The recorded beam-width sweep (data/beam_sweep.json, the graph's beam_sweep job)
 # ------------------------------------------------------------------------------------------
 
 
@@ -463,31 +464,6 @@ def _run_script(name: str, *args: str) -> subprocess.CompletedProcess:
     script)."""
     return subprocess.run(
         [sys.executable, str(ROOT / "scripts" / name), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-# The full sweep is 54,480 searches (about 10 s of CPU), too slow to run three times here: this
-# child swaps tree_of_thoughts.build_beam_sweep for a 3-puzzle build, then runs the script's own
-# command line, unchanged, as ``python scripts/make_beam_sweep.py ARGS`` would.
-_SHORT_SWEEP = """
-import runpy, sys
-code_dir, script, *args = sys.argv[1:]
-sys.path.insert(0, code_dir)
-import tree_of_thoughts
-full = tree_of_thoughts.build_beam_sweep
-tree_of_thoughts.build_beam_sweep = lambda limit=None: full(3 if limit is None else limit)
-sys.argv = [script, *args]
-runpy.run_path(script, run_name="__main__")
-"""
-
-
-def _run_short_sweep_script(*args: str) -> subprocess.CompletedProcess:
-    script = ROOT / "scripts" / "make_beam_sweep.py"
-    return subprocess.run(
-        [sys.executable, "-c", _SHORT_SWEEP, str(ROOT / "code"), str(script), *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -512,9 +488,9 @@ def test_beam_sweep_file_is_consistent():
     for rate in rates[1:]:  # on all puzzles, every extra unit of width helps
         row = [r["solve_rate"] for r in sweep["summary"] if r["error_rate"] == rate]
         assert all(a < b for a, b in itertools.pairwise(row)), (rate, row)
-    assert tot.load_beam_sweep(tot.BEAM_SWEEP_PATH) == sweep
+    assert tot.load_beam_sweep(BEAM_SWEEP_PATH) == sweep
     # The file is the module's rendering of its record, byte for byte.
-    assert tot.render_beam_sweep(sweep) == tot.BEAM_SWEEP_PATH.read_text(encoding="utf-8")
+    assert tot.render_beam_sweep(sweep) == BEAM_SWEEP_PATH.read_text(encoding="utf-8")
 
 
 def test_build_beam_sweep_reproduces_the_first_rows():
@@ -541,28 +517,6 @@ def test_build_beam_sweep_and_render_refuse_bad_input():
         tot.render_beam_sweep([])
     with pytest.raises(ValueError, match="sweep"):
         tot.render_beam_sweep({"summary": []})
-
-
-def test_beam_sweep_script_limit_prints_and_writes_nothing(tmp_path):
-    out = tmp_path / "beam_sweep.json"
-    run = _run_script("make_beam_sweep.py", "--limit", "3", "--out", str(out))
-    assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
-    assert len(lines) == len(tot.SWEEP_BEAM_WIDTHS) * len(tot.SWEEP_ERROR_RATES)
-    assert "b=8" in run.stdout
-    assert not out.exists()  # a partial sweep is printed, never written
-
-
-def test_beam_sweep_script_check_and_write(tmp_path):
-    out = tmp_path / "beam_sweep.json"
-    out.write_text("{}", encoding="utf-8")
-    stale = _run_short_sweep_script("--check", "--out", str(out))
-    assert stale.returncode == 1 and "is stale" in stale.stderr, stale.stderr
-    wrote = _run_short_sweep_script("--out", str(out))
-    assert wrote.returncode == 0 and "3 puzzles" in wrote.stdout, wrote.stderr
-    assert out.read_text(encoding="utf-8") == tot.render_beam_sweep(tot.build_beam_sweep(3))
-    fresh = _run_short_sweep_script("--check", "--out", str(out))
-    assert fresh.returncode == 0 and "is up to date" in fresh.stdout, fresh.stderr
 
 
 def test_bench_script_reports_cpu_wall_and_verdicts():

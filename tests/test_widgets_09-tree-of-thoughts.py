@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from conftest import ROOT, executed
+from conftest import executed
+from data_paths import SEARCH_TREES_PATH
 from game24 import state_is_solvable
 from tree_of_thoughts import (
     bfs_search,
@@ -102,7 +103,7 @@ def test_search_tree_widget(open_chapter):
 def test_search_tree_every_combination_is_recorded(open_chapter):
     """Every puzzle / beam / error-rate the inputs can reach has a recorded tree (no OJS error)."""
     page = open_chapter(STEM, fresh=True)
-    record = json.loads((ROOT / "data" / "search_trees.json").read_text())
+    record = json.loads(SEARCH_TREES_PATH.read_text())
     trees = record["trees"]
     for puzzle in record["puzzles"]:
         page.set_input("Puzzle", puzzle)

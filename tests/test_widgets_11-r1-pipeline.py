@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from conftest import executed
+from data_paths import R1_RUNS_PATH
 from evaluation import mean_pass_at_k
 from r1_pipeline import smooth
 
 pytestmark = pytest.mark.browser
 
 STEM = "11-r1-pipeline"
-DATA = json.loads((Path(__file__).resolve().parents[1] / "data" / "r1_runs.json").read_text())
+DATA = json.loads(R1_RUNS_PATH.read_text())
 
 
 

@@ -9,7 +9,7 @@ import torch
 
 from arithmetic_task import ROUTES
 from conftest import executed
-from multipath_reasoner import MULTIPATH_PATH
+from data_paths import MULTIPATH_PATH
 from tiny_gpt import load_checkpoint, sample
 
 pytestmark = pytest.mark.browser

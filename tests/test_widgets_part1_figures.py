@@ -13,13 +13,14 @@ import json
 
 import pytest
 
-from conftest import ROOT, executed
+from conftest import executed
+from data_paths import TINY_REASONER_EVAL_PATH, TINY_REASONER_PATH
 from reasoning import plurality_vote_prob
 
 pytestmark = pytest.mark.browser
 
-EVAL = json.loads((ROOT / "data" / "tiny_reasoner_eval.json").read_text())
-GREEDY = json.loads((ROOT / "data" / "tiny_reasoner.json").read_text())["metrics"]["greedy"]
+EVAL = json.loads(TINY_REASONER_EVAL_PATH.read_text())
+GREEDY = json.loads(TINY_REASONER_PATH.read_text())["metrics"]["greedy"]
 
 # What a chart drew, in data coordinates: Plot's exposed scales invert the pixel positions.
 DRAWN = r"""root => {

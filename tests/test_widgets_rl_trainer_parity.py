@@ -18,6 +18,7 @@ import pytest
 import torch
 
 from arithmetic_task import VOCAB
+from data_paths import R1_COLD_START_PATH
 from gspo import sequence_importance_ratio
 from objectives import TRAINER_OBJECTIVES
 from rl_reasoner import (
@@ -28,11 +29,11 @@ from rl_reasoner import (
     policy_update,
     rewards_for,
 )
-from tiny_gpt import DATA_DIR, Samples, completion_logprobs, load_checkpoint, tensor_shapes
+from tiny_gpt import Samples, completion_logprobs, load_checkpoint, tensor_shapes
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("one_thread")]
 
-CHECKPOINT = DATA_DIR / "r1_cold_start.json"
+CHECKPOINT = R1_COLD_START_PATH
 PROBLEMS = ["7+5-3", "9-4+8-2"]  # the cold start is right on some of these chains, not all
 GROUP = 4
 SEED = 3
@@ -174,13 +175,12 @@ def page_config(cfg: RLConfig) -> dict:
         "lr",
         "beta",
         "inner_steps",
-        "clip_eps",
-        "clip_high",
-        "cispo_eps_high",
+        "eps_low",
+        "eps_high",
         "grad_clip",
         "dr_grpo_max_len",
     ]
-    return {**{k: getattr(cfg, k) for k in keys}, "gspo_clip": list(cfg.gspo_clip)}
+    return {k: getattr(cfg, k) for k in keys}
 
 
 def fresh_model():
@@ -296,10 +296,19 @@ def test_the_task_is_pythons(js):
         ({"group_size": 1}, "group_size"),
         ({"problem_pool": ["7*5"]}, "problem_pool[0]"),
         ({"objective": "ppo"}, "objective"),
-        ({"gspo_clip": [0.1]}, "gspo_clip"),
+        ({"eps_low": 1.5}, "eps_low"),
+        ({"objective": "reinforce", "eps_high": 0.2}, "eps_low and eps_high"),
     ],
 )
 def test_a_bad_config_is_refused_naming_the_field(js, cfg, field):
     got = js.call("rl_trainer_math.js", "validateConfig", cfg)
     assert isinstance(got, dict) and "error" in got, got
     assert got["error"].startswith(field), got
+
+
+@pytest.mark.parametrize("objective", TRAINER_OBJECTIVES)
+def test_the_trust_region_defaults_are_rlconfigs(js, objective):
+    """validateConfig fills eps_low / eps_high as RLConfig does (objectives.TRAINER_EPS)."""
+    got = js.call("rl_trainer_math.js", "validateConfig", {"objective": objective})
+    want = RLConfig(objective=objective)
+    assert (got["eps_low"], got["eps_high"]) == (want.eps_low, want.eps_high), got
