@@ -135,9 +135,10 @@ function layerNormBackward(dY, X, w, mean, rstd, dX, dw, db, S, C) {
   }
 }
 
-// gelu'(x) = Phi(x) + x phi(x), with the erf the forward pass uses.
-function geluGrad(x) {
-  return 0.5 * (1 + erf(x * SQRT_HALF)) + x * INV_SQRT_2PI * Math.exp(-0.5 * x * x);
+// gelu'(x) = Phi(x) + x phi(x); Phi(x) = (1 + erf(x / sqrt 2)) / 2 is on the tape (the forward
+// pass's own erf, kept so the backward pass does not evaluate it again).
+function geluGrad(x, cdf) {
+  return cdf + x * INV_SQRT_2PI * Math.exp(-0.5 * x * x);
 }
 
 // ---------------------------------------------------------------- buffers
@@ -153,7 +154,7 @@ function workspace(model, rows, attention) {
     tape.attention = A;
     tape.layers = Array.from({length: L}, () => ({
       x: f(R * C), mean1: f(R), rstd1: f(R), h1: f(R * C), qkv: f(R * 3 * C), P: f(A), y: f(R * C),
-      x2: f(R * C), mean2: f(R), rstd2: f(R), h2: f(R * C), pre: f(R * 4 * C), g: f(R * 4 * C)
+      x2: f(R * C), mean2: f(R), rstd2: f(R), h2: f(R * C), pre: f(R * 4 * C), cdf: f(R * 4 * C), g: f(R * 4 * C)
     }));
     Object.assign(tape, {
       x: f(R * C), meanF: f(R), rstdF: f(R), hf: f(R * C), logits: f(R * V),
@@ -164,16 +165,20 @@ function workspace(model, rows, attention) {
   return tape;
 }
 
-// Transposed weights for the backward pass, once per call (the weights change between calls).
+// Transposed weights for the backward pass, refilled once per call (the weights change between
+// calls) into buffers the model keeps: 3 MB that would otherwise be garbage at every call.
 function transposedWeights(model) {
   const C = model.config.n_embd, V = model.config.vocab_size;
-  const t = (W, rows, cols) => transpose(W, new Float32Array(rows * cols), rows, cols);
-  return {
-    wte: t(model.weights["wte.weight"], V, C),
-    layers: model.layers.map((l) => ({
-      qkv: t(l.qkvW, 3 * C, C), proj: t(l.projW, C, C), fc: t(l.fcW, 4 * C, C), fc2: t(l.fc2W, C, 4 * C)
+  const old = model._transposed;
+  const t = (W, rows, cols, into) => transpose(W, into ?? new Float32Array(rows * cols), rows, cols);
+  model._transposed = {
+    wte: t(model.weights["wte.weight"], V, C, old?.wte),
+    layers: model.layers.map((l, i) => ({
+      qkv: t(l.qkvW, 3 * C, C, old?.layers[i].qkv), proj: t(l.projW, C, C, old?.layers[i].proj),
+      fc: t(l.fcW, 4 * C, C, old?.layers[i].fc), fc2: t(l.fc2W, C, 4 * C, old?.layers[i].fc2)
     }))
   };
+  return model._transposed;
 }
 
 // ---------------------------------------------------------------- one chunk
@@ -181,6 +186,7 @@ function transposedWeights(model) {
 // Causal attention of every chain in the chunk, head by head; P keeps the softmax weights.
 function attentionForward(qkv, y, P, spans, C, H) {
   const hd = C / H, scale = 1 / Math.sqrt(hd), C3 = 3 * C;
+  const acc = new Float64Array(hd);
   for (const {row, length, att} of spans) {
     for (let h = 0; h < H; h++) {
       const p0 = att + h * length * length;
@@ -203,13 +209,14 @@ function attentionForward(qkv, y, P, spans, C, H) {
           total += e;
         }
         const yo = (row + t) * C + h * hd;
-        for (let i = 0; i < hd; i++) y[yo + i] = 0;
+        acc.fill(0); // the sums in float64, stored once (as the float32 tape keeps them)
         for (let s = 0; s <= t; s++) {
           const w = P[pt + s] / total;
           P[pt + s] = w;
           const v = (row + s) * C3 + 2 * C + h * hd;
-          for (let i = 0; i < hd; i++) y[yo + i] += w * qkv[v + i];
+          for (let i = 0; i < hd; i++) acc[i] += w * qkv[v + i];
         }
+        for (let i = 0; i < hd; i++) y[yo + i] = acc[i];
       }
     }
   }
@@ -219,7 +226,7 @@ function attentionForward(qkv, y, P, spans, C, H) {
 function attentionBackward(qkv, P, dy, dqkv, spans, C, H) {
   const hd = C / H, scale = 1 / Math.sqrt(hd), C3 = 3 * C;
   dqkv.fill(0, 0, (spans.at(-1).row + spans.at(-1).length) * C3);
-  const dP = new Float64Array(64);
+  const dP = new Float64Array(64), dq = new Float64Array(hd), qt = new Float64Array(hd), dyt = new Float64Array(hd);
   for (const {row, length, att} of spans) {
     for (let h = 0; h < H; h++) {
       const p0 = att + h * length * length;
@@ -227,24 +234,27 @@ function attentionBackward(qkv, P, dy, dqkv, spans, C, H) {
         const pt = p0 + t * length;
         const yo = (row + t) * C + h * hd;
         let dot = 0;
+        for (let i = 0; i < hd; i++) dyt[i] = dy[yo + i];
         for (let s = 0; s <= t; s++) {
           const v = (row + s) * C3 + 2 * C + h * hd;
           let d = 0;
-          for (let i = 0; i < hd; i++) d += dy[yo + i] * qkv[v + i];
+          for (let i = 0; i < hd; i++) d += dyt[i] * qkv[v + i];
           dP[s] = d;
           dot += d * P[pt + s];
           const w = P[pt + s];
-          for (let i = 0; i < hd; i++) dqkv[v + i] += w * dy[yo + i];
+          for (let i = 0; i < hd; i++) dqkv[v + i] += w * dyt[i];
         }
         const q = (row + t) * C3 + h * hd;
+        for (let i = 0; i < hd; i++) { dq[i] = 0; qt[i] = qkv[q + i]; }
         for (let s = 0; s <= t; s++) {
           const dS = P[pt + s] * (dP[s] - dot) * scale;
           const k = (row + s) * C3 + C + h * hd;
           for (let i = 0; i < hd; i++) {
-            dqkv[q + i] += dS * qkv[k + i];
-            dqkv[k + i] += dS * qkv[q + i];
+            dq[i] += dS * qkv[k + i];
+            dqkv[k + i] += dS * qt[i];
           }
         }
+        for (let i = 0; i < hd; i++) dqkv[q + i] += dq[i];
       }
     }
   }
@@ -269,7 +279,9 @@ function forwardChunk(model, tape, spans, S) {
     mm(a.h2, w.fcW, a.pre, S, 4 * C, C, w.fcB);
     for (let i = 0; i < S * 4 * C; i++) {
       const v = a.pre[i];
-      a.g[i] = 0.5 * v * (1 + erf(v * SQRT_HALF));
+      const cdf = 0.5 * (1 + erf(v * SQRT_HALF));
+      a.cdf[i] = cdf;
+      a.g[i] = v * cdf;
     }
     const next = l + 1 < tape.layers.length ? tape.layers[l + 1].x : tape.x;
     mm(a.g, w.fc2W, next, S, C, 4 * C, w.fc2B);
@@ -304,7 +316,7 @@ function backwardChunk(model, tape, spans, S, grads, wt) {
     addColumnSums(dx, g("fc_proj.bias"), S, C);
     weightGradient(dx, a.g, g("fc_proj.weight"), S, C, 4 * C, tape);
     mm(dx, t.fc2, dB, S, 4 * C, C); // d gelu output
-    for (let i = 0; i < S * 4 * C; i++) dB[i] *= geluGrad(a.pre[i]);
+    for (let i = 0; i < S * 4 * C; i++) dB[i] *= geluGrad(a.pre[i], a.cdf[i]);
     addColumnSums(dB, g("fc.bias"), S, 4 * C);
     weightGradient(dB, a.h2, g("fc.weight"), S, 4 * C, C, tape);
     mm(dB, t.fc, dA, S, C, 4 * C); // d LN2 output
