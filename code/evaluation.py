@@ -261,7 +261,10 @@ def temperature_probs(logits: np.ndarray, temperature: float) -> np.ndarray:
         greedy = np.zeros_like(logits)
         np.put_along_axis(greedy, logits.argmax(axis=-1)[..., None], 1.0, axis=-1)
         return greedy
-    z = logits / temperature
+    with np.errstate(over="ignore"):  # a logit gap over T may pass 1e308: its exp is 0 anyway
+        z = logits / temperature
+        if not np.all(np.isfinite(z)):  # T below ~1e-308 overflows logits / T: shift first
+            z = (logits - logits.max(axis=-1, keepdims=True)) / temperature
     z = np.exp(z - z.max(axis=-1, keepdims=True))
     return z / z.sum(axis=-1, keepdims=True)
 
@@ -274,15 +277,23 @@ def derail_probability(
     At every step `junk_tokens` junk tokens sit `junk_gap` logits below the intended one, so
     each step goes wrong with probability J e^(-gap/T) / (1 + J e^(-gap/T)): negligible when cool,
     nearly certain over a long chain when hot. Greedy decoding never derails.
+
+    With x = J e^(-gap/T) the answer is 1 - (1 + x)^(-n) = -expm1(-n log1p(x)): when cool, x is
+    far below float epsilon (5e-26 at T = 0.1), and 1 - (1 + x)^(-n) would round to 0.0 where
+    the answer is n x. log1p(x) = softplus(log x) is taken from log x, so a huge J cannot overflow.
     """
     temperature = require_float("temperature", temperature, low=0.0)
     chain_tokens = require_int("chain_tokens", chain_tokens, low=0, high=MAX_CHAIN)
     junk_tokens = require_int("junk_tokens", junk_tokens, low=0)
     junk_gap = require_float("junk_gap", junk_gap, low=0.0)
-    if temperature == 0:
+    if temperature == 0 or junk_tokens == 0 or chain_tokens == 0:
         return 0.0
-    junk = junk_tokens * math.exp(-junk_gap / temperature)
-    return 1.0 - (1.0 / (1.0 + junk)) ** chain_tokens
+    log_junk = math.log(junk_tokens) - junk_gap / temperature  # log x
+    if log_junk > 0:  # log1p(x) = log x + log1p(1/x)
+        log1p_junk = log_junk + math.log1p(math.exp(-log_junk))
+    else:
+        log1p_junk = math.log1p(math.exp(log_junk))
+    return -math.expm1(-chain_tokens * log1p_junk)
 
 
 def make_toy_benchmark(

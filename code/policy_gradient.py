@@ -43,6 +43,8 @@ from checks import (
 MAX_ANSWERS = 64
 MAX_CHAIN = 64
 MAX_DRAWS = 100_000
+# |reward| and |b| of exact_gradient_variance: (r - b)^2 must be a float (1e200 ** 2 raises)
+MAX_REWARD = 1e100
 
 __all__ = [
     "bernoulli_chain_values",
@@ -225,7 +227,8 @@ def _probs_and_rewards(probs: object, rewards: object) -> tuple[list[float], lis
                                                              max_len=MAX_ANSWERS)]
     if abs(sum(pi) - 1.0) > 1e-9:
         raise ValueError(f"probs must sum to 1, got {sum(pi)}")
-    r = [require_float("rewards", x) for x in require_sequence("rewards", rewards)]
+    r = [require_float("rewards", x, low=-MAX_REWARD, high=MAX_REWARD)
+         for x in require_sequence("rewards", rewards, max_len=MAX_ANSWERS)]
     if len(r) != len(pi):
         raise ValueError(f"rewards must have one value per answer ({len(pi)}), got {len(r)}")
     return pi, r
@@ -255,7 +258,7 @@ def exact_gradient_variance(
         ``{"variance", "grad_norm", "best_baseline", "best_variance", "mean_reward"}``.
     """
     pi, r = _probs_and_rewards(probs, rewards)
-    b = require_float("baseline", baseline)
+    b = require_float("baseline", baseline, low=-MAX_REWARD, high=MAX_REWARD)
     sq = sum(p * p for p in pi)
     w = [sq - 2 * p + 1 for p in pi]  # |e_a - pi|^2
     grad = [p * (ra - sum(q * rq for q, rq in zip(pi, r, strict=True))) for p, ra in zip(pi, r,

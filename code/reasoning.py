@@ -19,7 +19,6 @@ import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from numbers import Real
-from pathlib import Path
 
 import numpy as np
 
@@ -27,14 +26,11 @@ from checks import (
     require_callable,
     require_float,
     require_int,
-    require_path,
     require_prob,
-    require_rows,
     require_seed,
     require_sequence,
     require_str,
 )
-from data_paths import VOTE_SIMS_PATH, read_json
 
 __all__ = [
     "extract_answer",
@@ -52,7 +48,6 @@ __all__ = [
     "weighted_vote",
     "best_of_n_accuracy",
     "simulate_vote_vs_verifier",
-    "load_vote_sims",
 ]
 
 
@@ -642,6 +637,7 @@ def weighted_vote(answers: Sequence[str | None], scores: Sequence[float]) -> str
 # (0 = useless, 3 = very good). Best-of-N is right when the best right sample outscores the
 # best wrong one.
 
+SEPARATION_LIMIT = 64.0  # |separation| of best_of_n_accuracy beyond which the answer is its limit
 _GRID_HALF_WIDTH, _GRID_STEPS = 9.0, 1800  # the integration grid (widgets/voting.js uses the same)
 
 
@@ -673,7 +669,10 @@ def best_of_n_accuracy(p: float, n: int, separation: float) -> float:
     """
     p = require_prob("p", p)
     n = require_int("n", n, low=1, high=MAX_BEST_OF_N)
-    d = require_float("separation", separation)
+    # Past |d| = 64 the answer is its limit to far below float precision (a wrong sample beats
+    # a right one with probability Phi(-64 / sqrt 2) < 1e-400), while x - d loses its digits
+    # once |d| nears 1e16 (1e17 gave 1.0, 1e300 gave p^n, for 1 - (1 - p)^n): clamp d there.
+    d = min(max(require_float("separation", separation), -SEPARATION_LIMIT), SEPARATION_LIMIT)
     xs = _grid(d)
     pdf_right = np.exp(-0.5 * (xs - d) ** 2) / math.sqrt(2.0 * math.pi)
     cdf_right, cdf_wrong = _normal_cdf(xs - d), _normal_cdf(xs)
@@ -729,25 +728,3 @@ def simulate_vote_vs_verifier(
             }
         )
     return rows
-
-
-def load_vote_sims(path: Path = VOTE_SIMS_PATH) -> dict:
-    """``data/vote_sims.json``: the Monte-Carlo dots of chapter 2's two voting widgets.
-
-    ``{"condorcet": {"trials", "rows": [{p, D, n, acc}]}, "vote_vs_verifier": {"trials", "rows":
-    [{p, separation, n, vote, best_of_n, weighted}]}}``, every field checked and a bad one named
-    by file and place (``path ...: condorcet.rows[3]['acc'] ...``).
-    """
-    path = require_path("path", path)
-    doc = read_json(path)
-    tables = {"condorcet": ("p", "D", "n", "acc"),
-              "vote_vs_verifier": ("p", "separation", "n", "vote", "best_of_n", "weighted")}
-    if not isinstance(doc, dict) or not set(tables) <= set(doc):
-        raise ValueError(f"path {path} holds no {sorted(tables)}: not a vote_sims record")
-    for key, numbers in tables.items():
-        where = f"path {path}: {key}"
-        if not isinstance(doc[key], dict) or not {"trials", "rows"} <= set(doc[key]):
-            raise ValueError(f"{where} must be an object with 'trials' and 'rows'")
-        require_int(f"{where}.trials", doc[key]["trials"], low=1)
-        require_rows(f"{where}.rows", doc[key]["rows"], numbers)
-    return doc

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from evaluation import (
     cons_at_k,
     cons_at_k_counts,
+    derail_probability,
     mean_cons_at_k,
     mean_pass_at_k,
     naive_pass_at_k,
@@ -287,3 +288,40 @@ def test_mean_cons_at_k():
         mean_cons_at_k([], 1)
     with pytest.raises(TypeError, match="benchmark"):
         mean_cons_at_k([(["1"],)], 1)
+
+
+def _exact_derail(temperature: float, chain_tokens: int, junk_tokens: int, junk_gap: float):
+    """1 - (1 + J e^(-gap/T))^(-n) in 700-digit decimal arithmetic (exp correctly rounded)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 700  # enough that 1 - (1 + 1e-259)^(-n) keeps its digits
+        junk = junk_tokens * (-Decimal(junk_gap) / Decimal(temperature)).exp()
+        return float(1 - (1 + junk) ** -chain_tokens)
+
+
+@pytest.mark.parametrize(
+    ("temperature", "chain_tokens", "junk_tokens", "junk_gap"),
+    [
+        (0.1, 20, 5, 6.0),  # the chapter's coolest setting: 8.8e-25, not 0.0
+        (0.01, 20, 5, 6.0),  # 2.7e-259
+        (0.4, 20, 5, 6.0),
+        (1.0, 20, 5, 6.0),
+        (2.0, 20, 5, 6.0),
+        (0.1, 10**9, 5, 6.0),  # a long chain of rare slips: n x, still far below 1
+        (50.0, 10**9, 5, 6.0),  # certain
+        (1.0, 1, 10**12, 0.0),  # x = 1e12: 1 - 1/(1 + x)
+        (1e300, 20, 5, 6.0),
+    ],
+)
+def test_derail_probability_matches_exact_at_tiny_and_huge_arguments(
+    temperature, chain_tokens, junk_tokens, junk_gap
+):
+    got = derail_probability(temperature, chain_tokens, junk_tokens, junk_gap)
+    assert got == pytest.approx(_exact_derail(temperature, chain_tokens, junk_tokens, junk_gap),
+                                rel=1e-13, abs=0.0)
+
+
+def test_derail_probability_takes_a_huge_junk_count():
+    assert derail_probability(1.0, 20, 10**400) == 1.0  # log x, never float(10**400)
+    assert derail_probability(1.0, 0) == 0.0 and derail_probability(1.0, 20, 0) == 0.0

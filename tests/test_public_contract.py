@@ -29,6 +29,8 @@ import re
 import signal
 import sys
 import traceback
+from decimal import Decimal, localcontext
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -208,6 +210,9 @@ def _baselines() -> dict:
         "counts": {"1": 2, "2": 1},
         "clip_low": 0.2,
         "clip_high": 0.28,
+        "eps_low": 0.2,
+        "eps_high": 0.28,
+        "grpo_eps": 0.2,
         "temperature": 0.5,
         "temperatures": [0.5, 1.0],
         "v": 0.04,
@@ -524,6 +529,206 @@ def test_public_contract(module_name: str, name: str):
         f"{module_name}.{name}: {c['complaint']}\n    with {c['kwargs']}"
         for c in complaints.values()
     )
+
+
+# --------------------------------------------------------------------------- closed forms, exactly
+# "Nothing returns a silently wrong result" at the edges, too: each closed-form helper at tiny
+# and huge arguments against an exact reference (fractions.Fraction, or decimal at high
+# precision where the answer holds an exp). A float formula can be right at p = 0.3 and return
+# 0.0, 1.0 or p^n where the answer is 1e-24 or 1 - (1 - p)^n (each case below was seen failing).
+
+
+def _dec(x) -> Decimal:
+    return Decimal(x) if not isinstance(x, Fraction) else Decimal(x.numerator) / x.denominator
+
+
+def _plurality_exact(p: float, n: int, d: int) -> Fraction:
+    """P(the right answer wins the plurality vote), by enumerating every ballot (ties split)."""
+    right, wrong = Fraction(p), (1 - Fraction(p)) / d
+    total = Fraction(0)
+    for votes in itertools.product(range(d + 1), repeat=n):
+        weight = math.prod(right if v == 0 else wrong for v in votes)
+        counts = [votes.count(a) for a in range(d + 1)]
+        if counts[0] == max(counts):
+            total += weight / counts.count(max(counts))
+    return total
+
+
+def _exact_variance(pi, r, b) -> dict:
+    pi, r, b = [Fraction(x) for x in pi], [Fraction(x) for x in r], Fraction(b)
+    sq = sum(p * p for p in pi)
+    w = [sq - 2 * p + 1 for p in pi]
+    mean = sum(p * x for p, x in zip(pi, r, strict=True))
+    g2 = sum((p * (x - mean)) ** 2 for p, x in zip(pi, r, strict=True))
+
+    def var(c):
+        return sum(p * (x - c) ** 2 * wa for p, x, wa in zip(pi, r, w, strict=True)) - g2
+
+    best = sum(p * wa * x for p, wa, x in zip(pi, w, r, strict=True)) / sum(
+        p * wa for p, wa in zip(pi, w, strict=True))
+    return {"variance": var(b), "best_baseline": best, "best_variance": var(best),
+            "mean_reward": mean}
+
+
+def _closed_form_cases():
+    """(id, call, exact) for every public closed-form helper of code/ at its edges."""
+    import cispo
+    import dr_grpo
+    import evaluation
+    import gspo
+    import policy_gradient
+    import prm
+    import reasoning
+    import thinking
+
+    cases = []
+    for n, c, k in [(10**6, 1, 1), (10**6, 1, 10**6 - 1), (100, 99, 2), (5, 0, 3), (7, 7, 7)]:
+        cases.append((f"pass_at_k{(n, c, k)}", lambda n=n, c=c, k=k: evaluation.pass_at_k(n, c, k),
+                      1 - Fraction(math.comb(n - c, k), math.comb(n, k))))
+    for n, c, k in [(10**6, 1, 1), (10**7, 3, 10**6)]:
+        cases.append((f"naive_pass_at_k{(n, c, k)}",
+                      lambda n=n, c=c, k=k: evaluation.naive_pass_at_k(n, c, k),
+                      1 - (1 - Fraction(c, n)) ** k))
+    for p, n in [(1e-300, 1), (1e-300, 3), (0.5, 2), (1 - 2**-52, 3), (1e-10, 2), (0.3, 5)]:
+        for d in (1, 2, 3):
+            cases.append((f"plurality_vote_prob{(p, n, d)}",
+                          lambda p=p, n=n, d=d: reasoning.plurality_vote_prob(p, n, d),
+                          _plurality_exact(p, n, d)))
+        cases.append((f"condorcet_majority_prob{(p, n)}",
+                      lambda p=p, n=n: reasoning.condorcet_majority_prob(p, n),
+                      _plurality_exact(p, n, 1)))
+    for d in (1e17, 1e300, -1e17, -1e300):  # the verifier always (never) prefers a right sample
+        for p, n in [(0.5, 4), (0.3, 64)]:
+            want = 1 - (1 - Fraction(p)) ** n if d > 0 else Fraction(p) ** n
+            cases.append((f"best_of_n_accuracy{(p, n, d)}",
+                          lambda p=p, n=n, d=d: reasoning.best_of_n_accuracy(p, n, d), want))
+    for t, n, j, gap in [(0.1, 20, 5, 6.0), (0.01, 20, 5, 6.0), (0.4, 20, 5, 6.0),
+                         (0.1, 10**9, 5, 6.0), (1e300, 20, 5, 6.0), (1.0, 1, 10**12, 0.0)]:
+        with localcontext() as ctx:
+            ctx.prec = 700  # 1 - (1 + 1e-259)^-20 keeps its digits
+            x = j * (-_dec(gap) / _dec(t)).exp()
+            want = 1 - (1 + x) ** -n
+        cases.append((f"derail_probability{(t, n, j, gap)}",
+                      lambda t=t, n=n, j=j, gap=gap: evaluation.derail_probability(t, n, j, gap),
+                      want))
+    cases.append(("temperature_probs(T=1e-310)",
+                  lambda: evaluation.temperature_probs(np.array([0.0, 1.0, 1.0]), 1e-310)[1],
+                  Fraction(1, 2)))
+    for big, small in [(1e-300, 1e-300), (1e30, 1e30), (5e-324, 1.0)]:
+        cases.append((f"training_flops{(big, small)}",
+                      lambda a=big, b=small: thinking.training_flops(a, b),
+                      6 * Fraction(big) * Fraction(small)))
+        cases.append((f"generation_flops{(big, small)}",
+                      lambda a=big, b=small: thinking.generation_flops(a, b),
+                      2 * Fraction(big) * Fraction(small)))
+    for p, eps in [(1e-300, 1e-2), (1 - 1e-16, 1e-2), (0.0, 1e-300), (1e-20, 1e-300)]:
+        with localcontext() as ctx:
+            ctx.prec = 60
+            want = 1 / ((_dec(p) * (1 - _dec(p))).sqrt() + _dec(eps))
+        cases.append((f"difficulty_weight{(p, eps)}",
+                      lambda p=p, eps=eps: dr_grpo.difficulty_weight(p, eps), want))
+    for v, length in [(1e-320, 3), (1e-300, 10**6), (1e300, 1)]:
+        cases.append((f"log_ratio_variances{(v, length)}.seq",
+                      lambda v=v, n=length: gspo.log_ratio_variances(v, n)["seq"],
+                      Fraction(v) / length))
+    for r, a in [(1e-300, 1.0), (1e300, 1e300), (1.1, -1e-300)]:
+        clipped = max(min(Fraction(r), 1 + Fraction(0.2)), 1 - Fraction(0.2))
+        cases.append((f"cispo_gradient_coefficient{(r, a)}",
+                      lambda r=r, a=a: cispo.cispo_gradient_coefficient(r, a, 0.2, 0.2),
+                      Fraction(a) * clipped))
+    for scores, agg in [([1e-200] * 2, "product"), ([1e-300] * 3, "mean"), ([0.1] * 10, "mean")]:
+        exact = [Fraction(x) for x in scores]
+        want = math.prod(exact) if agg == "product" else sum(exact) / len(exact)
+        cases.append((f"prm_score({scores[:2]}, {agg})",
+                      lambda s=scores, g=agg: prm.prm_score(s, g), want))
+    chain = policy_gradient.bernoulli_chain_values
+    for n, p, k in [(64, 0.5, 32), (64, 1e-300, 1), (64, 1 - 2**-52, 64), (64, 1e-5, 64)]:
+        q = Fraction(p)
+        tail = sum(math.comb(n, j) * q**j * (1 - q) ** (n - j) for j in range(k, n + 1))
+        cases.append((f"bernoulli_chain_values{(n, p, k)}.V00",
+                      lambda n=n, p=p, k=k: chain(n, p, k)[0][0][0],
+                      tail))
+        slope = n * math.comb(n - 1, k - 1) * q ** k * (1 - q) ** (n - k + 1)
+        cases.append((f"bernoulli_chain_values{(n, p, k)}.dJ",
+                      lambda n=n, p=p, k=k: chain(n, p, k)[1],
+                      slope))
+    for pi, r, b in [([0.5, 0.5], [1e8, 1e8 + 1], 0.0), ([0.25, 0.75], [1e-200, 3e-200], 0.0),
+                     ([0.2, 0.3, 0.5], [1.0, 0.0, 0.5], 0.3),
+                     ([1e-300, 1 - 1e-300], [1.0, 0.0], 0.0),
+                     ([0.5, 0.5], [1e99, -1e99], 1e99)]:
+        want = _exact_variance(pi, r, b)
+        for key in want:
+            cases.append((f"exact_gradient_variance{(pi, r, b)}.{key}",
+                          lambda pi=pi, r=r, b=b, key=key:
+                          policy_gradient.exact_gradient_variance(pi, r, b)[key], want[key]))
+    return cases
+
+
+CLOSED_FORMS = _closed_form_cases()
+# Found in modules another engineer owns this session (grpo, dapo): strict, so the fix shows.
+CLOSED_FORMS_NOT_YET_FIXED = {
+    "kept_fraction(1e-17, 16)": "1 - (p^G + (1 - p)^G) rounds to 0.0; the answer is 1.6e-16",
+    "overlong_penalty(10**30, 10**30, 1)": "max_len - cache_len rounds to max_len: 0.0, not -1",
+    "group_relative_advantages(float32 [1e-25, -1e-25], eps=0)": "r^2 underflows: 0, not +-1",
+}
+
+
+def _not_yet_fixed_cases():
+    import dapo
+    import grpo
+
+    return [
+        ("kept_fraction(1e-17, 16)", lambda: dapo.kept_fraction(1e-17, 16),
+         1 - Fraction(1e-17) ** 16 - (1 - Fraction(1e-17)) ** 16),
+        ("overlong_penalty(10**30, 10**30, 1)", lambda: dapo.overlong_penalty(10**30, 10**30, 1),
+         Fraction(-1)),
+        ("group_relative_advantages(float32 [1e-25, -1e-25], eps=0)",
+         lambda: float(grpo.group_relative_advantages(torch.tensor([1e-25, -1e-25]), eps=0.0)[0]),
+         Fraction(1)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("call", "exact"),
+    [pytest.param(call, exact, id=name) for name, call, exact in CLOSED_FORMS]
+    + [pytest.param(call, exact, id=name, marks=pytest.mark.xfail(
+        strict=True, reason=CLOSED_FORMS_NOT_YET_FIXED[name]))
+       for name, call, exact in _not_yet_fixed_cases()],
+)
+def test_closed_form_is_exact_at_tiny_and_huge_arguments(call, exact):
+    got = call()
+    want = float(exact)
+    assert math.isclose(float(got), want, rel_tol=1e-12, abs_tol=0.0), (got, want)
+
+
+def test_plurality_vote_matches_enumeration():
+    """Hypothesis (derandomized): the plurality vote's closed form equals counting ballots."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    import reasoning
+
+    probs = st.sampled_from([1e-300, 1e-12, 1e-3, 0.5, 1 - 1e-9, 1 - 2**-52]) | st.floats(0, 1)
+
+    @settings(max_examples=60, derandomize=True, deadline=None, database=None)
+    @given(probs, st.integers(1, 5), st.integers(1, 3))
+    def prop(p, n, d):
+        want = float(_plurality_exact(p, n, d))
+        got = reasoning.plurality_vote_prob(p, n, d)
+        assert math.isclose(got, want, rel_tol=1e-11, abs_tol=1e-300), (p, n, d, got, want)
+
+    prop()
+
+
+def test_exact_gradient_variance_refuses_a_reward_whose_square_overflows():
+    """(1e200 - 0) ** 2 raises OverflowError in Python: the rewards' cap says so first."""
+    import policy_gradient
+
+    cases = [({"rewards": [1e200, -1e2]}, "rewards"), ({"baseline": 1e200}, "baseline")]
+    for kwargs, name in cases:
+        call = {"probs": [0.5, 0.5], "rewards": [1.0, 0.0], **kwargs}
+        with pytest.raises(ValueError, match=name):
+            policy_gradient.exact_gradient_variance(**call)
 
 
 if __name__ == "__main__":  # python3 tests/test_public_contract.py: a tally of every function
