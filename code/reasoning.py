@@ -19,6 +19,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from numbers import Real
+from pathlib import Path
 
 import numpy as np
 
@@ -26,11 +27,14 @@ from checks import (
     require_callable,
     require_float,
     require_int,
+    require_path,
     require_prob,
+    require_rows,
     require_seed,
     require_sequence,
     require_str,
 )
+from data_paths import VOTE_SIMS_PATH, read_json
 
 __all__ = [
     "extract_answer",
@@ -48,6 +52,7 @@ __all__ = [
     "weighted_vote",
     "best_of_n_accuracy",
     "simulate_vote_vs_verifier",
+    "load_vote_sims",
 ]
 
 
@@ -728,3 +733,25 @@ def simulate_vote_vs_verifier(
             }
         )
     return rows
+
+
+def load_vote_sims(path: Path = VOTE_SIMS_PATH) -> dict:
+    """``data/vote_sims.json``: the Monte-Carlo dots of chapter 2's two voting widgets.
+
+    ``{"condorcet": {"trials", "rows": [{p, D, n, acc}]}, "vote_vs_verifier": {"trials", "rows":
+    [{p, separation, n, vote, best_of_n, weighted}]}}``, every field checked and a bad one named
+    by file and place (``path ...: condorcet.rows[3]['acc'] ...``).
+    """
+    path = require_path("path", path)
+    doc = read_json(path)
+    tables = {"condorcet": ("p", "D", "n", "acc"),
+              "vote_vs_verifier": ("p", "separation", "n", "vote", "best_of_n", "weighted")}
+    if not isinstance(doc, dict) or not set(tables) <= set(doc):
+        raise ValueError(f"path {path} holds no {sorted(tables)}: not a vote_sims record")
+    for key, numbers in tables.items():
+        where = f"path {path}: {key}"
+        if not isinstance(doc[key], dict) or not {"trials", "rows"} <= set(doc[key]):
+            raise ValueError(f"{where} must be an object with 'trials' and 'rows'")
+        require_int(f"{where}.trials", doc[key]["trials"], low=1)
+        require_rows(f"{where}.rows", doc[key]["rows"], numbers)
+    return doc
