@@ -26,8 +26,9 @@
 //     trainer.sampleChains(problem, n, {seed, temperature}) -> n completion strings
 //     trainer.reset() back to the checkpoint (weights, AdamW state, step count, seeded draws)
 //     trainer.cfg (the checked config), trainer.model (the policy), trainer.stepCount
-//   heldOutProblems(n, seed) -> n distinct held-out problems (the evaluation set)
 //   validateConfig(cfg) -> the full checked config;  presetConfig(objective, overrides)
+//   (The held-out problems are Python's, arithmetic_task.held_out_problems, handed to the page:
+//   a second list drawn here with mulberry32 would be another set of problems.)
 //   OBJECTIVES, DEFAULT_CONFIG, and the pieces the parity test drives one by one:
 //   grade, formatReward, isHeldOut, randomProblem, advantagesFor, policyLoss (value and
 //   dL/dlogp), klTerm, clipFractions, ratioHistogram, clipGradNorm, createAdamW,
@@ -142,15 +143,6 @@ export function randomProblem(rand, split = "train") {
   }
 }
 
-/** n distinct held-out problems for a seed, in a fixed order (arithmetic_task.held_out_problems). */
-export function heldOutProblems(n, seed = 0) {
-  requireInt("n", n, {low: 1, high: 10000});
-  requireInt("seed", seed, {low: 0});
-  const rand = mulberry32(seed);
-  const seen = new Set();
-  while (seen.size < n) seen.add(randomProblem(rand, "held_out"));
-  return [...seen];
-}
 
 // ---------------------------------------------------------------- the config (RLConfig)
 
