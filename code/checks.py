@@ -398,6 +398,21 @@ def require_open_unit(name: str, value: object) -> float:
     return require_float(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
+def require_clip_eps(
+    name: str, value: object, *, side: str, optional: bool = False
+) -> float | None:
+    """A trust region's width: ``eps_low`` (``side="low"``) in (0, 1), so the floor
+    ``1 - eps_low`` stays a positive ratio, or ``eps_high`` (``side="high"``) > 0. With
+    ``optional=True``, ``None`` (no wall on that side) passes through."""
+    if side not in ("low", "high"):
+        raise ValueError(f"side must be 'low' or 'high', got {side!r:.40}")
+    if value is None and optional:
+        return None
+    if side == "low":
+        return require_open_unit(name, value)
+    return require_float(name, value, low=0.0, low_open=True)
+
+
 def require_logp_pair(
     new_name: str,
     new: object,

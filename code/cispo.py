@@ -31,14 +31,18 @@ import torch
 from torch import Tensor
 
 from checks import (
+    require_advantages,
+    require_clip_eps,
     require_float,
     require_int,
+    require_logp_pair,
     require_mask,
     require_open_unit,
     require_sequence,
     require_tensor,
 )
-from grpo import grpo_surrogate, token_ratios
+from grpo import clip_acts, grpo_surrogate, token_ratios, zero_padding
+from objectives import EPS
 
 MAX_POINTS = 1_000_000  # points of a plotted curve
 
@@ -86,59 +90,19 @@ WALL_MARGIN = 1e-5
 
 
 # ----------------------------------------------------------------------------- validation
+# The arguments are checked by ``checks`` (``require_logp_pair``, ``require_advantages``,
+# ``require_clip_eps``, ``require_mask``), as the other four objectives' are: a padded position
+# may hold anything, ``-inf`` included, since the losses zero it before any arithmetic.
 
 
-def _check_eps(name: str, value: Any, *, lower: bool, allow_none: bool = False) -> float | None:
-    """A lower-side eps must be in (0, 1) (so ``1 - eps`` is a positive ratio); an upper one > 0."""
-    if value is None and allow_none:
-        return None
-    if lower:
-        return require_open_unit(name, value)
-    return require_float(name, value, low=0.0, low_open=True)
+def _pair(logp_new: Any, logp_old: Any, mask: Any = None) -> tuple[Tensor, Tensor, Tensor | None]:
+    """The log-prob pair ``(T,)`` or ``(G, T)`` and its optional bool mask, checked."""
+    return require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
 
 
-def _check_pair(logp_new: Any, logp_old: Any) -> tuple[Tensor, Tensor]:
-    logp_new = require_tensor("logp_new", logp_new, dtype="float")
-    logp_old = require_tensor("logp_old", logp_old, dtype="float")
-    if logp_new.dim() not in (1, 2):
-        raise ValueError(f"logp_new must be 1-D or 2-D, got shape {tuple(logp_new.shape)}")
-    if logp_old.shape != logp_new.shape:
-        raise ValueError(
-            f"logp_old must have the shape of logp_new {tuple(logp_new.shape)}, "
-            f"got {tuple(logp_old.shape)}"
-        )
-    return logp_new, logp_old
-
-
-def _check_adv(adv: Any, shape: torch.Size, name: str = "adv") -> Tensor:
+def _adv(adv: Any, shape: torch.Size, name: str = "adv") -> Tensor:
     """A scalar, a per-token tensor of ``shape``, or per-response ``(G,)`` for ``(G, T)``."""
-    adv = require_tensor(name, adv, dtype="float")
-    if adv.dim() == 0 or adv.shape == shape:
-        return adv.detach()
-    if len(shape) == 2 and adv.shape == shape[:1]:
-        return adv.detach().unsqueeze(1)
-    raise ValueError(
-        f"{name} must be a scalar, shaped like logp_new {tuple(shape)}, or (G,) for (G, T) "
-        f"log-probs; got {tuple(adv.shape)}"
-    )
-
-
-def _check_padding(mask: Any, shape: torch.Size, name: str) -> Tensor | None:
-    """Optional 0/1 (or bool) padding mask shaped like the log-probs; must keep >= 1 token."""
-    if mask is None:
-        return None
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor or None, got {type(mask).__name__}")
-    if mask.shape != shape:
-        raise ValueError(
-            f"{name} must have the shape of logp_new {tuple(shape)}, got {tuple(mask.shape)}"
-        )
-    m = mask.detach().to(torch.float64)
-    if not bool(((m == 0) | (m == 1)).all()):
-        raise ValueError(f"{name} must contain only 0/1 (or bool) entries")
-    if float(m.sum()) == 0.0:
-        raise ValueError(f"{name} must keep at least one token")
-    return mask.detach()
+    return require_advantages(name, adv, shape, broadcast=False).detach()
 
 
 def _check_off_walls(
@@ -173,11 +137,11 @@ def importance_ratios(logp_new: Tensor, logp_old: Tensor) -> Tensor:
         The ratios (still attached to ``logp_new``'s graph; ``clipped_is_weight`` detaches).
         Computed by ``grpo.token_ratios``, after refusing NaN/inf log-probs.
     """
-    logp_new, logp_old = _check_pair(logp_new, logp_old)
+    logp_new, logp_old, _ = _pair(logp_new, logp_old)  # no mask: every position is finite
     return token_ratios(logp_new, logp_old)
 
 
-def clipped_is_weight(ratio: Tensor, eps_high: float = 0.2, eps_low: float | None = None) -> Tensor:
+def clipped_is_weight(ratio: Tensor, eps_high: float = EPS, eps_low: float | None = None) -> Tensor:
     """CISPO's bounded, detached weight ``sg(r_hat) = sg(clip(r, 1 - eps_low, 1 + eps_high))``.
 
     With ``eps_low=None`` only the ceiling binds (MiniMax-M1 disables the floor). The result
@@ -189,8 +153,8 @@ def clipped_is_weight(ratio: Tensor, eps_high: float = 0.2, eps_low: float | Non
         eps_high: ceiling ``1 + eps_high``; must be > 0.
         eps_low: floor ``1 - eps_low`` in (0, 1), or ``None`` for no floor.
     """
-    high = _check_eps("eps_high", eps_high, lower=False)
-    low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
+    high = require_clip_eps("eps_high", eps_high, side="high")
+    low = require_clip_eps("eps_low", eps_low, side="low", optional=True)
     ratio = require_tensor("ratio", ratio, dtype="float")
     if bool((ratio < 0).any()):
         raise ValueError("ratio must be non-negative")
@@ -204,8 +168,8 @@ def cispo_surrogate(
     advantages: Tensor,
     mask: Tensor | None = None,
     *,
-    eps_high: float = 0.2,
     eps_low: float | None = None,
+    eps_high: float = EPS,
 ) -> Tensor:
     """CISPO loss (to minimise): ``-(1/N) sum_t sg(r_hat_t) * A_t * logp_new_t``.
 
@@ -219,18 +183,19 @@ def cispo_surrogate(
         logp_old: sampling-policy log-probs, same shape (a constant).
         advantages: a scalar, per-token advantages shaped like ``logp_new``, or ``(G,)`` for
             ``(G, T)``.
-        mask: optional bool mask shaped like ``logp_new``, True on real tokens.
-        eps_high: IS-weight ceiling ``1 + eps_high`` (> 0).
+        mask: optional ``(G, T)`` bool mask, True on real tokens; the padding may hold anything
+            (``-inf`` too): it is zeroed before any arithmetic, as in the other four losses.
         eps_low: IS-weight floor ``1 - eps_low`` in (0, 1), or ``None`` (MiniMax's choice).
+        eps_high: IS-weight ceiling ``1 + eps_high`` (> 0).
 
     Returns:
         Scalar loss tensor.
     """
-    logp_new, logp_old = _check_pair(logp_new, logp_old)
-    adv = _check_adv(advantages, logp_new.shape, "advantages")
-    pad = require_mask("mask", mask, logp_new.shape)
+    logp_new, logp_old, pad = _pair(logp_new, logp_old, mask)
+    adv = _adv(advantages, logp_new.shape, "advantages")  # (), (T,), (G, 1) or (G, T)
+    logp_new, logp_old = zero_padding(pad, logp_new, logp_old)  # (G, T)
     weight = clipped_is_weight(token_ratios(logp_new.detach(), logp_old), eps_high, eps_low)
-    terms = weight * adv * logp_new
+    terms = weight * adv * logp_new  # (G, T), sg(r_hat) A log pi
     if pad is None:
         return -terms.sum() / terms.numel()
     pad = pad.to(terms.dtype)
@@ -238,12 +203,13 @@ def cispo_surrogate(
 
 
 def ppo_clip_mask(
-    ratio: Tensor, adv: Tensor, eps_high: float = 0.2, eps_low: float | None = 0.2
+    ratio: Tensor, adv: Tensor, eps_high: float = EPS, eps_low: float | None = EPS
 ) -> Tensor:
     """The trust-region mask implicit in PPO/GRPO/DAPO's ``min(r A, clip(r) A)``.
 
     ``M_t = 0`` where ``A_t > 0`` and ``r_t > 1 + eps_high`` or ``A_t < 0`` and
-    ``r_t < 1 - eps_low``; else 1. Exactly the tokens whose clipped-surrogate gradient is zero.
+    ``r_t < 1 - eps_low`` (``grpo.clip_acts``); else 1. Exactly the tokens whose
+    clipped-surrogate gradient is zero.
 
     Args:
         ratio: importance ratios, ``(T,)`` or ``(G, T)``.
@@ -254,24 +220,18 @@ def ppo_clip_mask(
     Returns:
         Float tensor of 0/1 shaped like ``ratio`` (``.bool()`` for a boolean mask).
     """
-    high = _check_eps("eps_high", eps_high, lower=False)
-    low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
-    ratio = require_tensor("ratio", ratio, dtype="float").detach()
-    if ratio.dim() not in (1, 2):
-        raise ValueError(f"ratio must be 1-D or 2-D, got shape {tuple(ratio.shape)}")
-    adv = _check_adv(adv, ratio.shape)
-    dead = (adv > 0) & (ratio > 1.0 + high)
-    if low is not None:
-        dead = dead | ((adv < 0) & (ratio < 1.0 - low))
-    return (~dead).to(ratio.dtype)
+    high = require_clip_eps("eps_high", eps_high, side="high")
+    ratio = require_tensor("ratio", ratio, ndim=(1, 2), dtype="float").detach()
+    adv = _adv(adv, ratio.shape)
+    return (~clip_acts(ratio, adv, eps_low, high)).to(ratio.dtype)
 
 
 def unified_surrogate(
     logp_new: Tensor,
     logp_old: Tensor,
     adv: Tensor,
-    eps_high: float = 0.2,
-    eps_low: float | None = 0.2,
+    eps_high: float = EPS,
+    eps_low: float | None = EPS,
     mask: bool = True,
     clip_weight: bool | None = None,
     padding_mask: Tensor | None = None,
@@ -294,7 +254,7 @@ def unified_surrogate(
         eps_high: ceiling (> 0). eps_low: floor in (0, 1), or ``None`` for no floor.
         mask: apply the trust-region mask (GRPO-like) or not (CISPO).
         clip_weight: clip the detached weight; ``None`` means ``not mask``.
-        padding_mask: optional 0/1 mask of real tokens; ``N`` counts them.
+        padding_mask: optional ``(G, T)`` bool mask of real tokens; ``N`` counts them.
 
     Returns:
         Scalar loss tensor.
@@ -305,15 +265,17 @@ def unified_surrogate(
         clip_weight = not mask
     if not isinstance(clip_weight, bool):
         raise TypeError(f"clip_weight must be a bool or None, got {type(clip_weight).__name__}")
-    logp_new, logp_old = _check_pair(logp_new, logp_old)
-    adv_b = _check_adv(adv, logp_new.shape)
-    pad = _check_padding(padding_mask, logp_new.shape, "padding_mask")
+    logp_new = require_tensor("logp_new", logp_new, ndim=(1, 2), dtype="float", finite=False)
+    pad = require_mask("padding_mask", padding_mask, logp_new.shape)
+    logp_new, logp_old, pad = _pair(logp_new, logp_old, pad)
+    adv_b = _adv(adv, logp_new.shape)
+    logp_new, logp_old = zero_padding(pad, logp_new, logp_old)  # (G, T)
     ratio = token_ratios(logp_new.detach(), logp_old.detach())
     if clip_weight:
         weight = clipped_is_weight(ratio, eps_high, eps_low)
     else:
-        _check_eps("eps_high", eps_high, lower=False)
-        _check_eps("eps_low", eps_low, lower=True, allow_none=True)
+        require_clip_eps("eps_high", eps_high, side="high")
+        require_clip_eps("eps_low", eps_low, side="low", optional=True)
         weight = ratio
     keep = ppo_clip_mask(ratio, adv, eps_high, eps_low) if mask else torch.ones_like(ratio)
     terms = weight * adv_b * logp_new * keep
@@ -356,8 +318,8 @@ def fraction_tokens_clipped(
     logp_new: Tensor,
     logp_old: Tensor,
     adv: Tensor,
-    eps_high: float = 0.2,
-    eps_low: float | None = 0.2,
+    eps_high: float = EPS,
+    eps_low: float | None = EPS,
 ) -> float:
     """Share of tokens whose GRPO/DAPO gradient the clip zeroes (where ``ppo_clip_mask`` is 0).
 
@@ -370,14 +332,14 @@ def fraction_tokens_clipped(
 
 
 def cispo_gradient_coefficient(
-    ratio: float, adv: float, eps_high: float = 0.2, eps_low: float | None = None
+    ratio: float, adv: float, eps_high: float = EPS, eps_low: float | None = None
 ) -> float:
     """Closed form of one token's ``d J_CISPO / d log pi``: ``A * clip(r, 1-eps_low, 1+eps_high)``.
 
     The value a widget recomputes live; ``cliff_vs_plateau_curve`` reads it off autograd.
     """
-    high = _check_eps("eps_high", eps_high, lower=False)
-    low = _check_eps("eps_low", eps_low, lower=True, allow_none=True)
+    high = require_clip_eps("eps_high", eps_high, side="high")
+    low = require_clip_eps("eps_low", eps_low, side="low", optional=True)
     ratio = require_float("ratio", ratio, low=0.0)
     adv = require_float("adv", adv)
     r_hat = min(float(ratio), 1.0 + high)
@@ -410,8 +372,8 @@ def fork_eps_needed(tokens: tuple[Token, ...] = REFLECTION_TOKENS) -> float:
 
 
 def demonstrate_reflection_token(
-    eps_high: float = 0.2,
-    clip_eps: float = 0.2,
+    eps_high: float = EPS,
+    grpo_eps: float = EPS,
     verbose: bool = False,
     tokens: tuple[Token, ...] = REFLECTION_TOKENS,
     dtype: torch.dtype = torch.float32,
@@ -419,19 +381,19 @@ def demonstrate_reflection_token(
     """GRPO vs CISPO per-token gradients on one step with three high-ratio "fork" tokens.
 
     The batch is ``tokens`` (``logp_old = 0``, ``logp_new = log r``, in ``dtype``); both gradient
-    columns are read with ``gradient_wrt_logp`` (autograd) from ``grpo_surrogate(clip_eps)`` and
-    ``cispo_surrogate(eps_high)``. GRPO's loss is a mean and CISPO's divides by ``N``, so both are
-    ``d loss / d logp`` with ``N = 8``: e.g. ``-A r / N`` for an unclipped token. A ``clip_eps``
-    whose wall sits on a ratio raises (see ``_check_off_walls``): the count of forks kept would
-    then depend on the CPU.
+    columns are read with ``gradient_wrt_logp`` (autograd) from ``grpo_surrogate`` with the
+    symmetric width ``grpo_eps`` and ``cispo_surrogate(eps_high)``. GRPO's loss is a mean and
+    CISPO's divides by ``N``, so both are ``d loss / d logp`` with ``N = 8``: e.g. ``-A r / N``
+    for an unclipped token. A ``grpo_eps`` whose wall sits on a ratio raises (see
+    ``_check_off_walls``): the count of forks kept would then depend on the CPU.
 
     Returns:
         ``{"tokens": [{"label", "ratio", "advantage", "is_fork", "grad_grpo", "grad_cispo"}],
         "n_fork", "kept_grpo", "kept_cispo"}``; ``kept_*`` count fork tokens whose gradient is
         nonzero.
     """
-    _check_eps("eps_high", eps_high, lower=False)
-    clip = _check_eps("clip_eps", clip_eps, lower=True)
+    require_clip_eps("eps_high", eps_high, side="high")
+    clip = require_clip_eps("grpo_eps", grpo_eps, side="low")
     if dtype not in (torch.float32, torch.float64):
         raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype}")
     tokens = require_sequence("tokens", tokens, min_len=1, max_len=10_000)
@@ -442,13 +404,13 @@ def demonstrate_reflection_token(
         [float(t[2]) for t in tokens],
         [f"token {t[0]!r}" for t in tokens],
         clip,
-        "clip_eps",
+        "grpo_eps",
     )
     ratios = torch.tensor([t[1] for t in tokens], dtype=dtype)
     adv = torch.tensor([t[2] for t in tokens], dtype=dtype)
     logp_old = torch.zeros_like(ratios)
     logp_new = torch.log(ratios)
-    g_grpo = gradient_wrt_logp(grpo_surrogate, logp_new, logp_old, adv, clip_eps=clip_eps)
+    g_grpo = gradient_wrt_logp(grpo_surrogate, logp_new, logp_old, adv, eps_low=clip, eps_high=clip)
     g_cispo = gradient_wrt_logp(cispo_surrogate, logp_new, logp_old, adv, eps_high=eps_high)
     records = [
         {
@@ -479,7 +441,7 @@ def demonstrate_reflection_token(
 
 
 def cliff_vs_plateau_curve(
-    eps_high: float = 0.2,
+    eps_high: float = EPS,
     num_points: int = 201,
     ratio_min: float = 0.505,
     ratio_max: float = 2.505,
@@ -490,7 +452,7 @@ def cliff_vs_plateau_curve(
     ``1 + eps_high`` never falls on a grid point for any two-decimal ``eps_high``; a grid that
     does put a point on the wall raises, since float rounding would decide that point's value.
 
-    Read with autograd: GRPO from ``grpo_surrogate(clip_eps=eps_high)``, CISPO from
+    Read with autograd: GRPO from ``grpo_surrogate`` with both widths ``eps_high``, CISPO from
     ``cispo_surrogate(eps_high=eps_high)`` (no floor). Both losses average over the ``N`` grid
     tokens, so the objective gradient is ``-N * d loss / d logp``. GRPO: ``r`` up to
     ``1 + eps_high``, then 0. CISPO: ``min(r, 1 + eps_high)``, never 0.
@@ -499,7 +461,7 @@ def cliff_vs_plateau_curve(
         Records ``{"ratio", "grpo", "cispo"}``.
     """
     # eps_high is also GRPO's clip width here, so (0, 1) like every clip width.
-    high = _check_eps("eps_high", eps_high, lower=True)
+    high = require_open_unit("eps_high", eps_high)
     num_points = require_int("num_points", num_points, low=2, high=MAX_POINTS)
     ratio_min = require_float("ratio_min", ratio_min, low=0.0, low_open=True)
     ratio_max = require_float("ratio_max", ratio_max)
@@ -515,7 +477,9 @@ def cliff_vs_plateau_curve(
     logp_old = torch.zeros_like(ratios)
     adv = torch.ones_like(ratios)
     n = float(num_points)
-    g_grpo = -n * gradient_wrt_logp(grpo_surrogate, logp_new, logp_old, adv, clip_eps=high)
+    g_grpo = -n * gradient_wrt_logp(
+        grpo_surrogate, logp_new, logp_old, adv, eps_low=high, eps_high=high
+    )
     g_cispo = -n * gradient_wrt_logp(cispo_surrogate, logp_new, logp_old, adv, eps_high=high)
     return [
         {"ratio": r, "grpo": round(float(a), 12) + 0.0, "cispo": round(float(b), 12) + 0.0}

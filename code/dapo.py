@@ -37,7 +37,8 @@ from checks import (
     require_sequence,
     require_tensor,
 )
-from grpo import clipped_surrogate_terms, grpo_surrogate
+from grpo import clip_acts, clipped_surrogate_terms, grpo_surrogate, zero_padding
+from objectives import DAPO_EPS_HIGH, EPS
 
 # Size caps of the demonstrations (the chapter's use a few dozen points and tokens); past them
 # a call would run for minutes or allocate gigabytes.
@@ -69,9 +70,9 @@ __all__ = [
 # ----------------------------------------------------------------------------- validation
 
 
-def _check_clip(clip_low: Any, clip_high: Any) -> tuple[float, float]:
+def _check_clip(eps_low: Any, eps_high: Any) -> tuple[float, float]:
     """Both clip widths must lie in (0, 1), as ``grpo.clipped_surrogate_terms`` requires."""
-    return require_open_unit("clip_low", clip_low), require_open_unit("clip_high", clip_high)
+    return require_open_unit("eps_low", eps_low), require_open_unit("eps_high", eps_high)
 
 
 def _int_list(name: str, values: object, high: int) -> list[int]:
@@ -88,14 +89,14 @@ def clipped_objective_terms(
     logp_new: Tensor,
     logp_old: Tensor,
     adv: Tensor,
-    clip_low: float = 0.2,
-    clip_high: float = 0.28,
+    eps_low: float = EPS,
+    eps_high: float = DAPO_EPS_HIGH,
 ) -> Tensor:
     """Per-token clipped objective with DAPO's decoupled (Clip-Higher) range.
 
-    ``term_t = min(r_t * A, clip(r_t, 1 - clip_low, 1 + clip_high) * A)`` with
+    ``term_t = min(r_t * A, clip(r_t, 1 - eps_low, 1 + eps_high) * A)`` with
     ``r_t = exp(logp_new_t - logp_old_t)``. These are the terms to *maximise* (not negated).
-    With ``clip_low == clip_high == eps`` it is exactly GRPO's symmetric clip: the ratio
+    With ``eps_low == eps_high == eps`` it is exactly GRPO's symmetric clip: the ratio
     (``grpo.token_ratios``) and the pessimistic min (``grpo.clipped_surrogate_terms``) are GRPO's
     own; DAPO only chooses the two widths and passes a ragged group token by token.
 
@@ -103,13 +104,13 @@ def clipped_objective_terms(
         logp_new: log pi_theta of the sampled tokens, shape ``(T,)`` or ``(G, T)``.
         logp_old: log pi_old of the same tokens, same shape (treated as a constant).
         adv: advantage, a scalar, shaped like ``logp_new``, or ``(G,)`` for ``(G, T)`` inputs.
-        clip_low: the floor is ``1 - clip_low``; must be in (0, 1).
-        clip_high: the ceiling is ``1 + clip_high``; must be in (0, 1) (DAPO uses 0.28).
+        eps_low: the floor is ``1 - eps_low``; must be in (0, 1).
+        eps_high: the ceiling is ``1 + eps_high``; must be in (0, 1) (DAPO uses 0.28).
 
     Returns:
         Tensor shaped like ``logp_new`` of per-token objective terms.
     """
-    low, high = _check_clip(clip_low, clip_high)
+    low, high = _check_clip(eps_low, eps_high)
     logp_new = require_tensor("logp_new", logp_new, ndim=(1, 2), dtype="float")
     logp_old = require_tensor("logp_old", logp_old, dtype="float")
     require_same_shape("logp_old", logp_old, "logp_new", logp_new)
@@ -125,19 +126,20 @@ def _terms(logp_new: Tensor, logp_old: Tensor, adv: Tensor, low: float, high: fl
 
 
 def clip_gradient_coefficient(
-    ratio: float, adv: float, clip_low: float = 0.2, clip_high: float = 0.28
+    ratio: float, adv: float, eps_low: float = EPS, eps_high: float = DAPO_EPS_HIGH
 ) -> float:
     """Closed form of ``d term / d log pi`` for one token (the value a widget recomputes live).
 
     Because ``d r / d log pi = r``, the unclipped branch contributes ``A * r``; the clipped branch
-    is a constant. The min picks the clipped branch exactly when ``A > 0`` and
-    ``r > 1 + clip_high`` or ``A < 0`` and ``r < 1 - clip_low``; there the gradient is 0.
-    ``clip_higher_curve`` reads the same numbers off autograd.
+    is a constant. The min picks the clipped branch exactly where ``grpo.clip_acts`` says
+    (``A > 0`` and ``r > 1 + eps_high``, or ``A < 0`` and ``r < 1 - eps_low``); there the
+    gradient is 0. ``clip_higher_curve`` reads the same numbers off autograd.
     """
-    low, high = _check_clip(clip_low, clip_high)
+    low, high = _check_clip(eps_low, eps_high)
     r = require_float("ratio", ratio, low=0.0, low_open=True)
     a = require_float("adv", adv)
-    if (a > 0 and r > 1.0 + high) or (a < 0 and r < 1.0 - low):
+    one = torch.tensor  # the rule on one float64 token, so r and A keep every bit
+    if bool(clip_acts(one(r, dtype=torch.float64), one(a, dtype=torch.float64), low, high)):
         return 0.0
     return a * r
 
@@ -187,8 +189,8 @@ def dapo_surrogate(
     advantages: Tensor | Sequence[float],
     mask: Tensor | None = None,
     *,
-    clip_low: float = 0.2,
-    clip_high: float = 0.28,
+    eps_low: float = EPS,
+    eps_high: float = DAPO_EPS_HIGH,
 ) -> Tensor:
     """DAPO's token-level loss over a group (the quantity to *minimise*).
 
@@ -203,7 +205,7 @@ def dapo_surrogate(
         advantages: ``(G,)`` per-response advantages (broadcast over each response's tokens),
             or ``(G, T)`` per-token ones with a ``(G, T)`` tensor.
         mask: optional ``(G, T)`` bool, True on real tokens (with ``(G, T)`` tensors).
-        clip_low, clip_high: the decoupled clip range (see ``clipped_objective_terms``).
+        eps_low, eps_high: the decoupled clip range (see ``clipped_objective_terms``).
 
     Returns:
         A scalar loss tensor.
@@ -211,17 +213,14 @@ def dapo_surrogate(
     if isinstance(logp_new, Tensor) and isinstance(logp_old, Tensor) and logp_new.dim() == 2:
         new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
         adv = require_advantages("advantages", advantages, new.shape, broadcast=False)
-        low, high = _check_clip(clip_low, clip_high)
-        if m is not None:
-            # Zero the padding first so nothing stored there can reach the value or the gradient.
-            zero = torch.zeros((), dtype=new.dtype)
-            new, old = torch.where(m, new, zero), torch.where(m, old, zero)
-        terms = clipped_surrogate_terms(torch.exp(new - old.detach()), adv, low, high)
+        low, high = _check_clip(eps_low, eps_high)
+        new, old = zero_padding(m, new, old)  # (G, T)
+        terms = clipped_surrogate_terms(torch.exp(new - old.detach()), adv, low, high)  # (G, T)
         return -terms.sum() / new.numel() if m is None else -(terms * m).sum() / m.sum()
     if mask is not None:
         raise TypeError("mask must be None when logp_new is a list (the list gives the lengths)")
     new, old, adv = _check_ragged(logp_new, logp_old, advantages)  # type: ignore[arg-type]
-    low, high = _check_clip(clip_low, clip_high)
+    low, high = _check_clip(eps_low, eps_high)
     terms = [_terms(n, o, a, low, high) for n, o, a in zip(new, old, adv, strict=True)]
     total_tokens = sum(t.numel() for t in terms)
     return -torch.cat(terms).sum() / total_tokens
@@ -232,8 +231,8 @@ def sample_mean_loss(
     logp_old: Sequence[Tensor],
     advantages: Tensor | Sequence[float],
     *,
-    clip_low: float = 0.2,
-    clip_high: float = 0.28,
+    eps_low: float = EPS,
+    eps_high: float = DAPO_EPS_HIGH,
 ) -> Tensor:
     """GRPO's sample-level normalisation, for contrast: ``-(1/G) sum_i (1/|o_i|) sum_t term_it``.
 
@@ -241,7 +240,7 @@ def sample_mean_loss(
     ``dapo_surrogate``'s ragged form; equal to it exactly when all responses share one length.
     """
     new, old, adv = _check_ragged(logp_new, logp_old, advantages)
-    low, high = _check_clip(clip_low, clip_high)
+    low, high = _check_clip(eps_low, eps_high)
     means = [_terms(n, o, a, low, high).mean() for n, o, a in zip(new, old, adv, strict=True)]
     return -torch.stack(means).mean()
 
@@ -472,25 +471,25 @@ def demonstrate_overlong(
 
 
 def clip_higher_curve(
-    clip_low: float = 0.2,
-    clip_high: float = 0.28,
+    eps_low: float = EPS,
+    eps_high: float = DAPO_EPS_HIGH,
     num_points: int = 111,
     ratio_min: float = 0.5,
     ratio_max: float = 1.6,
 ) -> list[dict[str, float]]:
-    """Per-token gradient ``d term / d log pi`` vs the ratio, GRPO (symmetric ``clip_low``) vs DAPO.
+    """Per-token gradient ``d term / d log pi`` vs the ratio, GRPO (symmetric ``eps_low``) vs DAPO.
 
     Both columns are read with autograd: GRPO's from ``grpo.grpo_surrogate`` (its loss is
     ``-mean(term)``, so ``d term_k = -N * d loss / d logp_k``), DAPO's from
     ``clipped_objective_terms``. For ``A = +1`` the gradient is ``r`` until the wall, then 0: the
-    wall sits at ``1 + clip_low`` for GRPO and ``1 + clip_high`` for DAPO. For ``A = -1`` both
-    floors stay at ``1 - clip_low``. The clip is inclusive, so exactly at a wall the gradient is
+    wall sits at ``1 + eps_low`` for GRPO and ``1 + eps_high`` for DAPO. For ``A = -1`` both
+    floors stay at ``1 - eps_low``. The clip is inclusive, so exactly at a wall the gradient is
     still alive.
 
     Returns:
         Records ``{"ratio", "grpo_grad", "dapo_grad", "grpo_grad_neg", "dapo_grad_neg"}``.
     """
-    low, high = _check_clip(clip_low, clip_high)
+    low, high = _check_clip(eps_low, eps_high)
     num_points = require_int("num_points", num_points, low=2, high=MAX_POINTS)
     r_lo = require_float("ratio_min", ratio_min)
     r_hi = require_float("ratio_max", ratio_max)
@@ -504,7 +503,7 @@ def clip_higher_curve(
     for sign, suffix in ((1.0, ""), (-1.0, "_neg")):
         adv = torch.full((num_points,), sign, dtype=torch.float64)
         lp = torch.log(ratios).requires_grad_(True)
-        grpo_surrogate(lp, logp_old, adv, clip_eps=low).backward()
+        grpo_surrogate(lp, logp_old, adv, eps_low=low, eps_high=low).backward()
         grad = -num_points * lp.grad  # d term_k = -N * d loss / d logp_k
         columns["grpo_grad" + suffix] = [round(float(g), 12) + 0.0 for g in grad]
         lp = torch.log(ratios).requires_grad_(True)

@@ -35,7 +35,9 @@ from grpo import (
     clipped_surrogate_terms,
     group_relative_advantages,
     grpo_surrogate,
+    zero_padding,
 )
+from objectives import EPS
 from policy_gradient import centered_advantages  # the group-mean baseline (policy gradients)
 
 # Size caps for the toy simulations (their plots use a few thousand tokens at most).
@@ -105,7 +107,8 @@ def dr_grpo_surrogate(
     advantages: Tensor,
     mask: Tensor | None = None,
     *,
-    clip_eps: float = 0.2,
+    eps_low: float = EPS,
+    eps_high: float = EPS,
     max_len: int | None = None,
 ) -> Tensor:
     """Dr. GRPO's loss: sum each response's token terms, divide by a *constant*, not ``|o_i|``.
@@ -120,23 +123,19 @@ def dr_grpo_surrogate(
         logp_old: ``(G, T)`` per-token log-probs of the sampler.
         advantages: ``(G,)`` or broadcastable to ``(G, T)``.
         mask: optional ``(G, T)`` bool, True on real tokens.
-        clip_eps: trust-region width in (0, 1).
+        eps_low: the trust region's floor ``1 - eps_low``, in (0, 1).
+        eps_high: its ceiling ``1 + eps_high``, in (0, 1); symmetric, as GRPO's, by default.
         max_len: the constant normaliser (>= the longest response); defaults to ``T``.
     """
     new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask, ndim=2)
-    eps = require_open_unit("clip_eps", clip_eps)
-    adv = require_advantages("advantages", advantages, new.shape)
+    adv = require_advantages("advantages", advantages, new.shape)  # (G, 1) or (G, T)
     longest = new.shape[1] if m is None else int(m.sum(dim=1).max())
     norm = new.shape[1] if max_len is None else require_int("max_len", max_len, low=1)
     if norm < longest:
         raise ValueError(f"max_len must be >= the longest response ({longest}), got {norm}")
-    if m is not None:
-        # Zero the padding first so nothing stored there can reach the value or the gradient.
-        zero = torch.zeros((), dtype=new.dtype)
-        new, old = torch.where(m, new, zero), torch.where(m, old, zero)
-    terms = clipped_surrogate_terms(torch.exp(new - old), adv, eps, eps)
-    if m is not None:
-        terms = terms * m.to(terms.dtype)
+    new, old = zero_padding(m, new, old)  # (G, T)
+    terms = clipped_surrogate_terms(torch.exp(new - old), adv, eps_low, eps_high)  # (G, T)
+    (terms,) = zero_padding(m, terms)
     return -terms.sum() / (new.shape[0] * norm)
 
 
@@ -195,9 +194,9 @@ def per_token_push(
         logp = torch.zeros(mask.shape, dtype=torch.float64, requires_grad=True)
         old = torch.zeros(mask.shape, dtype=torch.float64)
         if name == "grpo":
-            loss = grpo_surrogate(logp, old, adv, clip_eps=0.2, mask=mask)
+            loss = grpo_surrogate(logp, old, adv, mask=mask)
         else:
-            loss = dr_grpo_surrogate(logp, old, adv, clip_eps=0.2, mask=mask, max_len=budget)
+            loss = dr_grpo_surrogate(logp, old, adv, mask=mask, max_len=budget)
         (grad,) = torch.autograd.grad(loss, logp)
         pushes[name] = -grad
     return [

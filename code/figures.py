@@ -751,7 +751,7 @@ def reflection_tokens_figure(tokens: list[dict], labels: dict, eps_high: float =
     names = [f"★ {t['label']}" if t["is_fork"] else t["label"] for t in tokens]
 
     def at(eps: float) -> list:
-        res = demonstrate_reflection_token(eps_high=eps, clip_eps=eps, tokens=spec,
+        res = demonstrate_reflection_token(eps_high=eps, grpo_eps=eps, tokens=spec,
                                            dtype=_float64())
         n = len(res["tokens"])
         return [go.Bar(x=[-n * t[f"grad_{m}"] + 0 for t in res["tokens"]], y=names,

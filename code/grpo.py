@@ -31,6 +31,7 @@ from checks import (
     require_advantages,
     require_arg_name,
     require_callable,
+    require_clip_eps,
     require_finite_where,
     require_float,
     require_int,
@@ -42,8 +43,9 @@ from checks import (
     require_sequence,
     require_tensor,
 )
-from policy_gradient import centered_advantages, importance_ratio  # the previous chapters'
-from ppo import clipped_surrogate_terms  # PPO's pessimistic min, which GRPO keeps
+from objectives import EPS  # the trust region's default width (TRL's epsilon, verl's clip_ratio)
+from policy_gradient import centered_advantages, importance_ratio, zero_padding  # the previous
+from ppo import clipped_surrogate_terms  # chapters': PPO's pessimistic min, which GRPO keeps
 
 # Size caps: the toy runs in this module are for plots; beyond these a typo is likelier than a
 # plan, and the run would take minutes or gigabytes.
@@ -55,6 +57,7 @@ MAX_RECORDS = 1_000_000
 __all__ = [
     "ToyReasoningPolicy",
     "center_rewards",
+    "clip_acts",
     "clipped_surrogate_terms",
     "demonstrate_grpo",
     "group_relative_advantages",
@@ -66,7 +69,9 @@ __all__ = [
     "sequence_mean",
     "shaped_reward",
     "token_ratios",
+    "toy_sgd",
     "verifiable_reward",
+    "zero_padding",
 ]
 
 
@@ -151,6 +156,46 @@ def token_ratios(logp_new: Tensor, logp_old: Tensor) -> Tensor:
     return importance_ratio(logp_new, logp_old)
 
 
+def clip_acts(
+    ratio: Tensor, advantages: Tensor, eps_low: float | None, eps_high: float | None
+) -> Tensor:
+    """Where the trust region acts: the units whose clipped-surrogate gradient is exactly zero.
+
+        acts = (A > 0 and ratio > 1 + eps_high)  or  (A < 0 and ratio < 1 - eps_low)
+
+    Past the wall on the side its advantage pushes towards, a unit (a token for GRPO, Dr. GRPO
+    and DAPO, a whole response for GSPO) takes the clipped branch of ``min(rho A, clip(rho) A)``,
+    a constant: it stops learning. Every clip count of the book (the toys' ``clip_fraction``,
+    ``rl_reasoner.clip_fractions``, CISPO's mask ``M``, DAPO's closed-form gradient) is this.
+
+    Args:
+        ratio: importance ratios (any shape).
+        advantages: advantages broadcastable against ``ratio``.
+        eps_low: the floor ``1 - eps_low``, in (0, 1), or ``None`` for no floor.
+        eps_high: the ceiling ``1 + eps_high``, > 0, or ``None`` for no ceiling.
+
+    Returns:
+        A bool tensor of the broadcast shape (no gradient).
+    """
+    r = require_tensor("ratio", ratio, dtype="float", finite=False).detach()
+    adv = require_tensor("advantages", advantages, dtype="float", finite=False).detach()
+    low = require_clip_eps("eps_low", eps_low, side="low", optional=True)
+    high = require_clip_eps("eps_high", eps_high, side="high", optional=True)
+    try:
+        r, adv = torch.broadcast_tensors(r, adv)
+    except RuntimeError:
+        raise ValueError(
+            f"advantages of shape {tuple(adv.shape)} do not broadcast against ratio "
+            f"{tuple(r.shape)}"
+        ) from None
+    acts = torch.zeros(r.shape, dtype=torch.bool)
+    if high is not None:
+        acts = acts | ((adv > 0) & (r > 1.0 + high))
+    if low is not None:
+        acts = acts | ((adv < 0) & (r < 1.0 - low))
+    return acts
+
+
 def kl_divergence(logp_policy: Tensor, logp_ref: Tensor) -> Tensor:
     """Schulman's k3 estimate of KL(pi_theta || pi_ref), one value per sample.
 
@@ -223,7 +268,8 @@ def grpo_surrogate(
     advantages: Tensor,
     mask: Tensor | None = None,
     *,
-    clip_eps: float = 0.2,
+    eps_low: float = EPS,
+    eps_high: float = EPS,
     logp_ref: Tensor | None = None,
     beta: float = 0.0,
 ) -> Tensor:
@@ -233,7 +279,7 @@ def grpo_surrogate(
     ``cispo``): the log-prob pair, the advantages, an optional bool mask, then the objective's
     own hyper-parameters by keyword.
 
-        loss = -mean[ min(rho A, clip(rho, 1 - eps, 1 + eps) A) ] + beta * mean[ k3 ]
+        loss = -mean[ min(rho A, clip(rho, 1 - eps_low, 1 + eps_high) A) ] + beta * mean[ k3 ]
 
     with ``rho = exp(logp_new - logp_old)`` and ``k3`` the KL estimate to ``logp_ref``.
 
@@ -245,7 +291,8 @@ def grpo_surrogate(
             to the log-prob shape, e.g. ``(G, T)`` per-token advantages.
         mask: optional ``(G, T)`` bool for ragged responses (True on real tokens). With it the
             average is exactly ``(1/G) sum_i (1/|o_i|) sum_{valid t}``; padding is ignored.
-        clip_eps: trust-region width, in (0, 1).
+        eps_low: the trust region's floor ``1 - eps_low``, in (0, 1).
+        eps_high: its ceiling ``1 + eps_high``, in (0, 1); GRPO's is symmetric (``EPS``).
         logp_ref: optional log-probs under the frozen reference policy, same shape.
         beta: weight of the KL leash (>= 0); needs ``logp_ref`` when positive.
 
@@ -254,11 +301,12 @@ def grpo_surrogate(
 
     Raises:
         TypeError: a non-tensor argument, integer log-probs, a non-bool mask.
-        ValueError: mismatched shapes, ``clip_eps`` outside (0, 1), a negative ``beta``,
-            ``beta > 0`` without ``logp_ref``, or NaN in any input.
+        ValueError: mismatched shapes, ``eps_low`` or ``eps_high`` outside (0, 1), a negative
+            ``beta``, ``beta > 0`` without ``logp_ref``, or NaN in any input.
     """
     new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
-    eps = require_open_unit("clip_eps", clip_eps)
+    low = require_open_unit("eps_low", eps_low)
+    high = require_open_unit("eps_high", eps_high)
     beta = require_float("beta", beta, low=0.0)
     adv = require_advantages("advantages", advantages, new.shape)
     ref = None
@@ -268,7 +316,7 @@ def grpo_surrogate(
         require_finite_where("logp_ref", ref, m)
     elif beta > 0:
         raise ValueError(f"logp_ref is required when beta > 0 (beta={beta})")
-    return _grpo_loss(new, old, adv, m, eps, ref, beta)
+    return _grpo_loss(new, old, adv, m, low, high, ref, beta)
 
 
 def _grpo_loss(
@@ -276,21 +324,20 @@ def _grpo_loss(
     old: Tensor,
     adv: Tensor,
     m: Tensor | None,
-    eps: float,
+    low: float,
+    high: float,
     ref: Tensor | None,
     beta: float,
 ) -> Tensor:
     """``grpo_surrogate``'s arithmetic on checked arguments (``grpo_step``'s inner loop)."""
     if m is not None:
-        # Zero the padding *before* any arithmetic so junk there cannot leak into the gradient.
-        zero = torch.zeros((), dtype=new.dtype)
-        new, old = torch.where(m, new, zero), torch.where(m, old, zero)
-        ref = None if ref is None else torch.where(m, ref, zero)
+        new, old = zero_padding(m, new, old)  # (G, T): nothing in the padding reaches the loss
+        ref = None if ref is None else zero_padding(m, ref)[0]
 
-    def average(values: Tensor) -> Tensor:
+    def average(values: Tensor) -> Tensor:  # (G, T) -> (): GRPO's (1/G) sum_i (1/|o_i|) sum_t
         return values.mean() if m is None else _sequence_mean(values, m).mean()
 
-    terms = clipped_surrogate_terms(torch.exp(new - old), adv, eps, eps)
+    terms = clipped_surrogate_terms(torch.exp(new - old), adv, low, high)  # (G, T)
     loss = -average(terms)
     if ref is not None and beta > 0:
         loss = loss + beta * average(_k3(new, ref))
@@ -385,12 +432,56 @@ class ToyReasoningPolicy:
         return float((logp.exp() * (logp - logq)).sum().clamp_min(0.0))
 
 
+def toy_sgd(
+    logits: Tensor,
+    step_loss: Callable[[], tuple[Tensor, Tensor | None]],
+    inner_steps: int,
+    lr: float,
+) -> tuple[Tensor, int]:
+    """The toys' one RL loop: ``inner_steps`` plain-SGD steps of size ``lr`` on ``logits``.
+
+    Each step calls ``step_loss()`` for ``(loss, acts)``: the loss of the current logits on the
+    frozen group, and where the clip acted on it (``clip_acts``; ``None`` if not counted), then
+    steps ``logits -= lr * d loss / d logits`` in place. ``grpo_step`` (one-token answers) and
+    ``gspo``'s two toy steps (a sequence ratio, a per-token ratio) differ only in ``step_loss``.
+
+    Args:
+        logits: the toy policy's learnable leaf tensor (``requires_grad``), updated in place.
+        step_loss: zero-argument callable returning ``(scalar loss, bool tensor or None)``.
+        inner_steps: gradient steps on the one sampled group (>= 1).
+        lr: the step size (> 0).
+
+    Returns:
+        ``(loss, clipped)``: the last step's loss (before its update) and how many units the
+        clip acted on, summed over the steps.
+    """
+    logits = require_tensor("logits", logits, dtype="float")
+    if not logits.requires_grad:
+        raise ValueError("logits must require grad (the policy's learnable leaf)")
+    require_callable("step_loss", step_loss)
+    inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)
+    lr = require_float("lr", lr, low=0.0, low_open=True)
+    clipped = 0
+    for _ in range(inner_steps):
+        out = step_loss()
+        if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], Tensor)):
+            raise TypeError(f"step_loss must return (loss tensor, acts or None), got {out!r:.60}")
+        loss, acts = out
+        if acts is not None:
+            clipped += int(acts.sum())
+        (grad,) = torch.autograd.grad(loss, logits)
+        with torch.no_grad():
+            logits -= lr * grad
+    return loss, clipped
+
+
 def grpo_step(
     policy: ToyReasoningPolicy,
     correct: int,
     group_size: int = 32,
     lr: float = 0.5,
-    clip_eps: float = 0.2,
+    eps_low: float = EPS,
+    eps_high: float = EPS,
     beta: float = 0.04,
     inner_steps: int = 4,
     reward_fn: Callable[[Tensor], Tensor] | None = None,
@@ -401,12 +492,16 @@ def grpo_step(
     2. grade it: ``verifiable_reward(answers, correct)``, or ``reward_fn(answers)`` if given;
     3. standardise the rewards into group-relative advantages;
     4. freeze ``logp_old`` (the sampler) and ``logp_ref`` (the policy at construction);
-    5. take ``inner_steps`` plain-SGD steps of size ``lr`` on ``grpo_surrogate``.
+    5. take ``inner_steps`` plain-SGD steps of size ``lr`` on ``grpo_surrogate`` (``toy_sgd``).
 
     Returns:
         ``{"mean_reward", "p_correct", "kl", "loss"}`` as Python floats: the group's mean
         reward, ``pi(correct)`` after the update, the exact KL to the reference after the
         update, and the loss of the last inner step.
+
+    Raises:
+        TypeError: ``reward_fn`` returns something other than a tensor.
+        ValueError: ``reward_fn``'s tensor is not one reward per answer.
     """
     if not isinstance(policy, ToyReasoningPolicy):
         raise TypeError(f"policy must be a ToyReasoningPolicy, got {type(policy).__name__}")
@@ -414,31 +509,31 @@ def grpo_step(
     group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
     inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)
     lr = require_float("lr", lr, low=0.0, low_open=True)
-    clip_eps = require_open_unit("clip_eps", clip_eps)
+    low = require_open_unit("eps_low", eps_low)
+    high = require_open_unit("eps_high", eps_high)
     beta = require_float("beta", beta, low=0.0)
     if reward_fn is not None:
         require_callable("reward_fn", reward_fn)
 
     answers = policy.sample_group(group_size)
     rewards = verifiable_reward(answers, correct) if reward_fn is None else reward_fn(answers)
-    if not isinstance(rewards, Tensor) or rewards.shape != answers.shape:
+    if not isinstance(rewards, Tensor):  # the hook's answer, checked where it comes back
+        raise TypeError(f"reward_fn must return a torch.Tensor, got {type(rewards).__name__}")
+    if rewards.shape != answers.shape:
         raise ValueError(f"reward_fn must return a tensor of shape {tuple(answers.shape)}")
     rewards = _as_rewards(rewards)
     adv = group_relative_advantages(rewards)
     logp_old = policy.log_probs(answers).detach()
     logp_ref = policy.ref_log_probs(answers)
 
-    loss = torch.zeros(())
-    for _ in range(inner_steps):
+    def step_loss() -> tuple[Tensor, None]:
         # grpo_surrogate's checks, less the ones its other inputs passed above: the answers
         # are the policy's own draws, and only the new log-probs change from one step to the next.
         logp_new = policy._log_probs(answers)
         require_finite_where("logp_new", logp_new, None)
-        loss = _grpo_loss(logp_new, logp_old, adv, None, clip_eps, logp_ref, beta)
-        (grad,) = torch.autograd.grad(loss, policy.logits)
-        with torch.no_grad():
-            policy.logits -= lr * grad
+        return _grpo_loss(logp_new, logp_old, adv, None, low, high, logp_ref, beta), None
 
+    loss, _ = toy_sgd(policy.logits, step_loss, inner_steps, lr)
     return {
         "mean_reward": float(rewards.mean()),
         "p_correct": float(policy.probabilities()[correct]),

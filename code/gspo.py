@@ -12,7 +12,7 @@ The advantage ``A_i`` is still GRPO's group-relative one (``grpo.group_relative_
 and the ``min``/``clip`` is the same PPO term (``grpo.clipped_surrogate_terms``); only the ratio
 changes. Because ``s_i`` averages the per-token log-ratios it stays close to 1, so GSPO's clip
 widths are tiny: the paper uses 3e-4 (low) / 4e-4 (high), against GRPO's 0.2. Those are the
-defaults of ``gspo_surrogate`` here (``GSPO_CLIP_LOW`` / ``GSPO_CLIP_HIGH``).
+defaults of ``gspo_surrogate`` here (``objectives.GSPO_EPS_LOW`` / ``GSPO_EPS_HIGH``).
 
 GSPO-token keeps the sequence ratio's value but lets every token carry its own advantage:
 
@@ -44,13 +44,17 @@ from checks import (
     require_tensor,
 )
 from grpo import (
+    clip_acts,
     clipped_surrogate_terms,
     group_relative_advantages,
     grpo_surrogate,
     pad_ragged,
     sequence_mean,
     token_ratios,
+    toy_sgd,
+    zero_padding,
 )
+from objectives import EPS, GSPO_EPS_HIGH, GSPO_EPS_LOW
 
 # Size caps of the toy experiments (the chapter's use a few hundred tokens and a few thousand
 # samples); past them a call would run for minutes or allocate gigabytes.
@@ -63,8 +67,8 @@ MAX_DRAWS = 10_000_000
 MAX_LOG_RATIO = 50.0  # |log pi_new - log pi_old| of the toy demos: e^50 is still finite
 
 __all__ = [
-    "GSPO_CLIP_HIGH",
-    "GSPO_CLIP_LOW",
+    "TOY_EPS_HIGH",
+    "TOY_EPS_LOW",
     "ToySequencePolicy",
     "demonstrate_gspo",
     "demonstrate_token_grpo",
@@ -82,10 +86,9 @@ __all__ = [
     "sequence_reward",
 ]
 
-#: Clip widths from the GSPO paper (Zheng et al., 2025). ``s_i`` is a geometric mean, so it
-#: moves ~1000x less than a token ratio; GRPO's 0.2 would almost never bind.
-GSPO_CLIP_LOW = 3e-4
-GSPO_CLIP_HIGH = 4e-4
+#: The toy's clip widths: the paper's 3 : 4 shape, 100x wider (``gspo_step`` says why).
+TOY_EPS_LOW = 0.03
+TOY_EPS_HIGH = 0.04
 
 
 # --------------------------------------------------------------------------------------------
@@ -147,10 +150,8 @@ def _as_batch(
 
 def _sequence_ratio(new: Tensor, old: Tensor, m: Tensor | None) -> Tensor:
     """``s_i`` on a checked ``(G, T)`` pair: padding zeroed first, then the masked mean."""
-    if m is not None:
-        zero = torch.zeros((), dtype=new.dtype)
-        new, old = torch.where(m, new, zero), torch.where(m, old, zero)
-    return torch.exp(sequence_mean(new - old, m))
+    new, old = zero_padding(m, new, old)  # (G, T)
+    return torch.exp(sequence_mean(new - old, m))  # (G,)
 
 
 def _group_vector(name: str, x: object) -> Tensor:
@@ -164,10 +165,10 @@ def gspo_surrogate(
     advantages: Tensor,
     mask: Tensor | None = None,
     *,
-    clip_low: float = GSPO_CLIP_LOW,
-    clip_high: float = GSPO_CLIP_HIGH,
+    eps_low: float = GSPO_EPS_LOW,
+    eps_high: float = GSPO_EPS_HIGH,
 ) -> Tensor:
-    """The GSPO loss ``-(1/G) sum_i min(s_i A_i, clip(s_i, 1 - clip_low, 1 + clip_high) A_i)``.
+    """The GSPO loss ``-(1/G) sum_i min(s_i A_i, clip(s_i, 1 - eps_low, 1 + eps_high) A_i)``.
 
     ``s_i`` is ``sequence_importance_ratio(logp_new, logp_old, mask)``; the signature is the one
     all five objectives share (``grpo.grpo_surrogate``'s).
@@ -178,37 +179,37 @@ def gspo_surrogate(
         logp_old: the same structure under the sampling policy.
         advantages: ``(G,)`` one advantage per response.
         mask: optional ``(G, T)`` bool, True on real tokens (with ``(G, T)`` tensors).
-        clip_low: lower clip width in (0, 1); the paper's 3e-4 by default.
-        clip_high: upper clip width in (0, 1); the paper's 4e-4 by default.
+        eps_low: lower clip width in (0, 1); the paper's 3e-4 by default.
+        eps_high: upper clip width in (0, 1); the paper's 4e-4 by default.
 
     Returns:
         A scalar loss. With one-token responses ``s_i`` is the token ratio and this equals
         ``grpo.grpo_surrogate`` at the same clip width.
     """
-    s = _sequence_ratio(*_as_batch(logp_new, logp_old, mask))
-    adv = _group_vector("advantages", advantages)
+    s = _sequence_ratio(*_as_batch(logp_new, logp_old, mask))  # (G,)
+    adv = _group_vector("advantages", advantages)  # (G,)
     if adv.shape != s.shape:
         raise ValueError(
             f"advantages must have shape {tuple(s.shape)} (one per response), "
             f"got {tuple(adv.shape)}"
         )
     # s_i is an exp, never negative: unlike gspo_ratio_loss's given s, nothing to check.
-    return -clipped_surrogate_terms(s, adv, clip_low, clip_high).mean()
+    return -clipped_surrogate_terms(s, adv, eps_low, eps_high).mean()
 
 
 def gspo_ratio_loss(
     s: Tensor,
     advantages: Tensor,
-    clip_low: float = GSPO_CLIP_LOW,
-    clip_high: float = GSPO_CLIP_HIGH,
+    eps_low: float = GSPO_EPS_LOW,
+    eps_high: float = GSPO_EPS_HIGH,
 ) -> Tensor:
     """``gspo_surrogate`` given the sequence ratios ``s`` themselves (e.g. to count clips).
 
     Args:
         s: ``(G,)`` sequence ratios from ``sequence_importance_ratio`` (carry the gradient).
         advantages: ``(G,)`` one advantage per response.
-        clip_low: lower clip width in (0, 1); the paper's 3e-4 by default.
-        clip_high: upper clip width in (0, 1); the paper's 4e-4 by default.
+        eps_low: lower clip width in (0, 1); the paper's 3e-4 by default.
+        eps_high: upper clip width in (0, 1); the paper's 4e-4 by default.
     """
     s = _group_vector("s", s)
     adv = _group_vector("advantages", advantages)
@@ -219,15 +220,15 @@ def gspo_ratio_loss(
         )
     if bool((s.detach() < 0).any()):
         raise ValueError("s must be non-negative (it is a ratio of probabilities)")
-    return -clipped_surrogate_terms(s, adv, clip_low, clip_high).mean()
+    return -clipped_surrogate_terms(s, adv, eps_low, eps_high).mean()
 
 
 def gspo_token_surrogate(
     s: Tensor,
     logp_new: Tensor,
     advantages: Tensor,
-    clip_low: float = GSPO_CLIP_LOW,
-    clip_high: float = GSPO_CLIP_HIGH,
+    eps_low: float = GSPO_EPS_LOW,
+    eps_high: float = GSPO_EPS_HIGH,
     mask: Tensor | None = None,
 ) -> Tensor:
     """GSPO-token: the sequence ratio's value, a per-token advantage slot.
@@ -243,8 +244,8 @@ def gspo_token_surrogate(
         s: ``(G,)`` sequence ratios (their gradient is cut here).
         logp_new: ``(G, T)`` per-token log-probs under the current policy (differentiable).
         advantages: ``(G, T)`` per-token advantages (``(G,)`` is broadcast to every token).
-        clip_low: lower clip width in (0, 1).
-        clip_high: upper clip width in (0, 1).
+        eps_low: lower clip width in (0, 1).
+        eps_high: upper clip width in (0, 1).
         mask: optional ``(G, T)`` bool, True on real tokens.
     """
     s = _group_vector("s", s)
@@ -267,11 +268,9 @@ def gspo_token_surrogate(
     require_finite_where("advantages", adv, m)
     if bool((s.detach() < 0).any()):
         raise ValueError("s must be non-negative (it is a ratio of probabilities)")
-    if m is not None:
-        zero = torch.zeros((), dtype=new.dtype)
-        new, adv = torch.where(m, new, zero), torch.where(m, adv, zero)
-    s_tok = s.detach().unsqueeze(-1) * torch.exp(new - new.detach())
-    terms = clipped_surrogate_terms(s_tok, adv, clip_low, clip_high)
+    new, adv = zero_padding(m, new, adv)  # (G, T)
+    s_tok = s.detach().unsqueeze(-1) * torch.exp(new - new.detach())  # (G, T), value s_i
+    terms = clipped_surrogate_terms(s_tok, adv, eps_low, eps_high)  # (G, T)
     return -sequence_mean(terms, m).mean()
 
 
@@ -373,64 +372,66 @@ def gspo_step(
     target: Sequence[int] | Tensor,
     group_size: int = 48,
     lr: float = 0.5,
-    clip_eps: float | None = None,
+    eps_low: float = TOY_EPS_LOW,
+    eps_high: float = TOY_EPS_HIGH,
     inner_steps: int = 4,
-    clip_low: float = 0.03,
-    clip_high: float = 0.04,
 ) -> dict[str, float]:
     """One GSPO iteration on a ``ToySequencePolicy``, updating ``policy.logits`` in place.
 
     Sample a group, grade it with ``sequence_reward``, standardise into group-relative
-    advantages, freeze ``logp_old``, then take ``inner_steps`` plain-SGD steps on
-    ``gspo_ratio_loss(sequence_importance_ratio(logp_new, logp_old), A)``. ``clip_eps``, when
-    given, sets a symmetric clip and overrides ``clip_low`` / ``clip_high``.
+    advantages, freeze ``logp_old``, then take ``inner_steps`` plain-SGD steps
+    (``grpo.toy_sgd``) on ``gspo_ratio_loss(sequence_importance_ratio(logp_new, logp_old), A)``.
 
     About the clip defaults: the clip has to sit on the scale that ``s_i`` actually moves on.
     In the paper (responses thousands of tokens long, a small learning rate) that scale is
     ~1e-3, hence 3e-4 / 4e-4. Here a response has 4 tokens and ``lr = 0.5``, so one inner step
     moves ``s_i`` by a few percent; the defaults keep the paper's 3 : 4 shape scaled up 100x
-    (0.03 / 0.04), so the first inner step always passes and later ones stop the sequences that
-    already moved far enough: a working trust region (it binds on ~6% of the sequence-steps of
-    the chapter's run). With GRPO's 0.2 it never binds on this toy (clip fraction 0), and with
-    the paper's 4e-4 almost every sequence is frozen after the first inner step.
+    (``TOY_EPS_LOW`` / ``TOY_EPS_HIGH``, 0.03 / 0.04), so the first inner step always passes and
+    later ones stop the sequences that already moved far enough: a working trust region (it
+    binds on ~6% of the sequence-steps of the chapter's run). With GRPO's 0.2 it never binds on
+    this toy (clip fraction 0), and with the paper's 4e-4 almost every sequence is frozen after
+    the first inner step.
 
     Returns:
         ``{"mean_reward", "p_correct", "clip_fraction", "loss"}`` as Python floats:
         ``clip_fraction`` is the share of (sequence, inner step) pairs whose gradient the clip
         zeroed; ``p_correct`` is ``policy.prob_correct(target)`` after the update.
     """
+    return _toy_step(policy, target, group_size, lr, eps_low, eps_high, inner_steps, "sequence")
+
+
+def _toy_step(policy, target, group_size, lr, eps_low, eps_high, inner_steps, unit):
+    """``gspo_step`` (``unit="sequence"``: one ratio ``s_i`` per response) and ``grpo_token_step``
+    (``unit="token"``: a ratio per token): the same group, reward, advantage and loop."""
     if not isinstance(policy, ToySequencePolicy):
         raise TypeError(f"policy must be a ToySequencePolicy, got {type(policy).__name__}")
     target_t = _as_target(target, policy.seq_len, policy.vocab_size)
     group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
     inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)
     lr = require_float("lr", lr, low=0.0, low_open=True)
-    if clip_eps is not None:
-        low = high = require_open_unit("clip_eps", clip_eps)
-    else:
-        low = require_open_unit("clip_low", clip_low)
-        high = require_open_unit("clip_high", clip_high)
+    low = require_open_unit("eps_low", eps_low)
+    high = require_open_unit("eps_high", eps_high)
 
-    seqs = policy.sample_group(group_size)
-    rewards = sequence_reward(seqs, target_t)
-    adv = group_relative_advantages(rewards)
-    logp_old = policy.log_probs_per_token(seqs).detach()
+    seqs = policy.sample_group(group_size)  # (G, T)
+    rewards = sequence_reward(seqs, target_t)  # (G,)
+    adv = group_relative_advantages(rewards)  # (G,)
+    logp_old = policy.log_probs_per_token(seqs).detach()  # (G, T)
 
-    clipped = 0
-    loss = torch.zeros(())
-    for _ in range(inner_steps):
-        s = sequence_importance_ratio(policy.log_probs_per_token(seqs), logp_old)
-        sd = s.detach()
-        clipped += int((((sd > 1 + high) & (adv > 0)) | ((sd < 1 - low) & (adv < 0))).sum())
-        loss = gspo_ratio_loss(s, adv, low, high)
-        (grad,) = torch.autograd.grad(loss, policy.logits)
-        with torch.no_grad():
-            policy.logits -= lr * grad
+    def step_loss() -> tuple[Tensor, Tensor]:
+        logp_new = policy.log_probs_per_token(seqs)  # (G, T)
+        if unit == "sequence":
+            s = sequence_importance_ratio(logp_new, logp_old)  # (G,)
+            return gspo_ratio_loss(s, adv, low, high), clip_acts(s, adv, low, high)
+        rho = torch.exp(logp_new.detach() - logp_old)  # (G, T)
+        loss = grpo_surrogate(logp_new, logp_old, adv, eps_low=low, eps_high=high)
+        return loss, clip_acts(rho, adv.unsqueeze(-1), low, high)
 
+    loss, clipped = toy_sgd(policy.logits, step_loss, inner_steps, lr)
+    units = group_size * inner_steps * (1 if unit == "sequence" else policy.seq_len)
     return {
         "mean_reward": float(rewards.mean()),
         "p_correct": policy.prob_correct(target_t),
-        "clip_fraction": clipped / (group_size * inner_steps),
+        "clip_fraction": clipped / units,
         "loss": float(loss.detach()),
     }
 
@@ -444,13 +445,13 @@ def demonstrate_gspo(
     seed: int = 0,
     verbose: bool = True,
     target: Sequence[int] | None = None,
-    clip_low: float = 0.03,
-    clip_high: float = 0.04,
+    eps_low: float = TOY_EPS_LOW,
+    eps_high: float = TOY_EPS_HIGH,
 ) -> list[dict[str, float]]:
     """Train a uniform ``ToySequencePolicy`` with GSPO and record the learning curve.
 
     ``target`` defaults to ``[t % vocab_size for t in range(seq_len)]`` (``[0, 1, 2, 3]`` for
-    the chapter's 4 x 5 toy); ``clip_low`` / ``clip_high`` are passed to ``gspo_step``.
+    the chapter's 4 x 5 toy); ``eps_low`` / ``eps_high`` are passed to ``gspo_step``.
 
     Returns:
         Records ``{"step", "p_correct", "mean_reward", "clip_fraction"}``; step 0 is the
@@ -458,7 +459,7 @@ def demonstrate_gspo(
     """
     return _learning_curve(
         lambda policy, tgt: gspo_step(
-            policy, tgt, group_size=group_size, lr=lr, clip_low=clip_low, clip_high=clip_high
+            policy, tgt, group_size=group_size, lr=lr, eps_low=eps_low, eps_high=eps_high
         ),
         seq_len,
         vocab_size,
@@ -498,7 +499,8 @@ def grpo_token_step(
     target: Sequence[int] | Tensor,
     group_size: int = 48,
     lr: float = 0.5,
-    clip_eps: float = 0.2,
+    eps_low: float = EPS,
+    eps_high: float = EPS,
     inner_steps: int = 4,
 ) -> dict[str, float]:
     """GRPO's per-token ratio on the same toy as ``gspo_step``: the like-for-like comparison.
@@ -512,39 +514,7 @@ def grpo_token_step(
         ``{"mean_reward", "p_correct", "clip_fraction", "loss"}`` as Python floats, where
         ``clip_fraction`` is the share of (token, inner step) pairs whose gradient the clip zeroed.
     """
-    if not isinstance(policy, ToySequencePolicy):
-        raise TypeError(f"policy must be a ToySequencePolicy, got {type(policy).__name__}")
-    target_t = _as_target(target, policy.seq_len, policy.vocab_size)
-    group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
-    inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)
-    lr = require_float("lr", lr, low=0.0, low_open=True)
-    eps = require_open_unit("clip_eps", clip_eps)
-
-    seqs = policy.sample_group(group_size)
-    rewards = sequence_reward(seqs, target_t)
-    adv = group_relative_advantages(rewards)
-    logp_old = policy.log_probs_per_token(seqs).detach()
-    adv_tok = adv.unsqueeze(-1)
-
-    clipped = 0
-    loss = torch.zeros(())
-    for _ in range(inner_steps):
-        logp_new = policy.log_probs_per_token(seqs)
-        rho = torch.exp(logp_new.detach() - logp_old)
-        clipped += int(
-            (((rho > 1 + eps) & (adv_tok > 0)) | ((rho < 1 - eps) & (adv_tok < 0))).sum()
-        )
-        loss = grpo_surrogate(logp_new, logp_old, adv, clip_eps=eps)
-        (grad,) = torch.autograd.grad(loss, policy.logits)
-        with torch.no_grad():
-            policy.logits -= lr * grad
-
-    return {
-        "mean_reward": float(rewards.mean()),
-        "p_correct": policy.prob_correct(target_t),
-        "clip_fraction": clipped / (group_size * inner_steps * policy.seq_len),
-        "loss": float(loss.detach()),
-    }
+    return _toy_step(policy, target, group_size, lr, eps_low, eps_high, inner_steps, "token")
 
 
 def demonstrate_token_grpo(
@@ -556,7 +526,8 @@ def demonstrate_token_grpo(
     seed: int = 0,
     verbose: bool = True,
     target: Sequence[int] | None = None,
-    clip_eps: float = 0.2,
+    eps_low: float = EPS,
+    eps_high: float = EPS,
 ) -> list[dict[str, float]]:
     """``demonstrate_gspo``'s run with GRPO's per-token ratio (``grpo_token_step``) instead.
 
@@ -568,7 +539,7 @@ def demonstrate_token_grpo(
     """
     return _learning_curve(
         lambda policy, tgt: grpo_token_step(
-            policy, tgt, group_size=group_size, lr=lr, clip_eps=clip_eps
+            policy, tgt, group_size=group_size, lr=lr, eps_low=eps_low, eps_high=eps_high
         ),
         seq_len,
         vocab_size,
@@ -714,7 +685,7 @@ def demonstrate_routing_flip(
                 "product_ratio": math.exp(log_product),
                 "log_product_ratio": log_product,
                 "seq_ratio": float(s),
-                "tokens_outside_grpo_clip": int(((w < 0.8) | (w > 1.2)).sum()),
+                "tokens_outside_grpo_clip": int(((w < 1 - EPS) | (w > 1 + EPS)).sum()),
             }
         )
     return records

@@ -55,7 +55,40 @@ __all__ = [
     "kl_penalized_rewards",
     "reinforce_surrogate",
     "reward_to_go",
+    "zero_padding",
 ]
+
+
+# --------------------------------------------------------------------------------------------
+# Padding: every loss of the book zeroes it first
+# --------------------------------------------------------------------------------------------
+
+
+def zero_padding(mask: Tensor | None, *tensors: Tensor) -> tuple[Tensor, ...]:
+    """Each tensor with 0 wherever ``mask`` is False (unchanged when ``mask`` is None).
+
+    A ragged batch is padded to ``(G, T)`` and its padding may hold anything a sampler wrote
+    (``-inf`` for a token it could not emit, junk past a chain's end). Every loss of the book
+    zeroes it *before* any arithmetic, through this one function, so nothing stored there can
+    reach a value or a gradient (``torch.where`` sends a masked position no gradient at all).
+
+    Args:
+        mask: ``None``, or a bool tensor, True on real tokens.
+        *tensors: float tensors of the mask's shape (``(G, T)`` log-probs, per-token terms).
+
+    Returns:
+        A tuple with one tensor per input, in order.
+    """
+    if mask is None:
+        return tensors
+    m = require_tensor("mask", mask, dtype="bool", finite=False)
+    zero = torch.zeros(())
+    out = []
+    for i, x in enumerate(tensors):
+        x = require_tensor(f"tensors[{i}]", x, dtype="float", finite=False)
+        require_same_shape(f"tensors[{i}]", x, "mask", m)
+        out.append(torch.where(m, x, zero.to(x.dtype)))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -127,11 +160,8 @@ def reinforce_surrogate(
     """
     new, _, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
     adv = require_advantages("advantages", advantages, new.shape)
-    terms = adv * new
-    if m is not None:
-        zero = torch.zeros((), dtype=terms.dtype)
-        terms = torch.where(m, adv * torch.where(m, new, zero), zero)
-    return -terms.sum() / new.shape[0]
+    (new,) = zero_padding(m, new)  # (N, T); padding 0, so adv * new is 0 there
+    return -(adv * new).sum() / new.shape[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,10 +241,8 @@ def importance_ratio(logp_new: Tensor, logp_old: Tensor, mask: Tensor | None = N
         mask: optional ``(N, T)`` bool, True on real tokens.
     """
     new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
-    if m is not None:
-        zero = torch.zeros((), dtype=new.dtype)
-        new, old = torch.where(m, new, zero), torch.where(m, old, zero)
-    return torch.exp(new - old)
+    new, old = zero_padding(m, new, old)
+    return torch.exp(new - old)  # (N, T)
 
 
 # --------------------------------------------------------------------------------------------

@@ -34,7 +34,8 @@ from checks import (
     require_sequence,
     require_tensor,
 )
-from policy_gradient import bernoulli_chain_values, importance_ratio
+from objectives import EPS
+from policy_gradient import bernoulli_chain_values, importance_ratio, zero_padding
 
 # Size caps for the toy measurement (its plot uses a few thousand episodes).
 MAX_EPISODES = 200_000
@@ -60,23 +61,23 @@ __all__ = [
 
 
 def clipped_surrogate_terms(
-    ratio: Tensor, advantages: Tensor, clip_low: float, clip_high: float
+    ratio: Tensor, advantages: Tensor, eps_low: float, eps_high: float
 ) -> Tensor:
     """PPO's pessimistic clipped term, elementwise (the quantity to *maximise*).
 
-        min(ratio * A, clip(ratio, 1 - clip_low, 1 + clip_high) * A)
+        min(ratio * A, clip(ratio, 1 - eps_low, 1 + eps_high) * A)
 
     Once the ratio has moved past the clip edge in the direction the advantage favours, the
-    clipped branch wins the ``min`` and that element's gradient is zero; moved the other way,
-    the unclipped branch is the smaller and keeps its gradient, so a mistake can always be
-    undone. GRPO uses it on per-token ratios with ``clip_low == clip_high``; GSPO on one ratio
-    per sequence; DAPO with ``clip_high > clip_low``.
+    clipped branch wins the ``min`` and that element's gradient is zero (``grpo.clip_acts``
+    marks those elements); moved the other way, the unclipped branch is the smaller and keeps
+    its gradient, so a mistake can always be undone. GRPO uses it on per-token ratios with
+    ``eps_low == eps_high``; GSPO on one ratio per sequence; DAPO with ``eps_high > eps_low``.
 
     Args:
         ratio: importance ratios (any shape).
         advantages: advantages broadcastable against ``ratio``.
-        clip_low: lower clip width, in (0, 1).
-        clip_high: upper clip width, in (0, 1).
+        eps_low: lower clip width, in (0, 1): the floor is ``1 - eps_low``.
+        eps_high: upper clip width, in (0, 1): the ceiling is ``1 + eps_high``.
     """
     ratio = require_tensor("ratio", ratio, dtype="float")
     adv = require_tensor("advantages", advantages, dtype="float")
@@ -87,8 +88,8 @@ def clipped_surrogate_terms(
             f"advantages of shape {tuple(adv.shape)} do not broadcast against ratio "
             f"{tuple(ratio.shape)}"
         ) from None
-    low = require_open_unit("clip_low", clip_low)
-    high = require_open_unit("clip_high", clip_high)
+    low = require_open_unit("eps_low", eps_low)
+    high = require_open_unit("eps_high", eps_high)
     clipped = ratio.clamp(1.0 - low, 1.0 + high)
     return torch.minimum(ratio * adv, clipped * adv)
 
@@ -99,11 +100,13 @@ def ppo_surrogate(
     advantages: Tensor,
     mask: Tensor | None = None,
     *,
-    clip_eps: float = 0.2,
+    eps_low: float = EPS,
+    eps_high: float = EPS,
 ) -> Tensor:
     """PPO's clipped policy loss (``-J_clip``), averaged over every valid token of the batch.
 
-        loss = -(1 / #tokens) sum_{i, valid t} min(rho_it A_it, clip(rho_it, 1 - eps, 1 + eps) A_it)
+        loss = -(1 / #tokens) sum_{i, valid t} min(rho_it A_it, clip(rho_it, 1 - eps_low,
+                                                                     1 + eps_high) A_it)
 
     The token mean is verl's default ``"token-mean"`` aggregation. The advantages are usually
     per token (``gae``'s output), but a ``(N,)`` advantage per chain is taken too.
@@ -113,16 +116,17 @@ def ppo_surrogate(
         logp_old: same shape, under the policy that sampled the batch (constant).
         advantages: ``(N,)`` or broadcastable to the log-probs, e.g. ``(N, T)`` from ``gae``.
         mask: optional ``(N, T)`` bool, True on real tokens.
-        clip_eps: trust-region width, in (0, 1).
+        eps_low: the floor ``1 - eps_low`` of the trust region, in (0, 1).
+        eps_high: its ceiling ``1 + eps_high``, in (0, 1); PPO's is symmetric.
     """
     new, old, m = require_logp_pair("logp_new", logp_new, "logp_old", logp_old, mask=mask)
-    adv = require_advantages("advantages", advantages, new.shape).expand(new.shape)
-    eps = require_open_unit("clip_eps", clip_eps)
-    terms = clipped_surrogate_terms(importance_ratio(new, old, mask=m), adv, eps, eps)
+    adv = require_advantages("advantages", advantages, new.shape).expand(new.shape)  # (N, T)
+    rho = importance_ratio(new, old, mask=m)  # (N, T), 1 on padding
+    terms = clipped_surrogate_terms(rho, adv, eps_low, eps_high)  # (N, T)
     if m is None:
         return -terms.mean()
-    zero = torch.zeros((), dtype=terms.dtype)
-    return -torch.where(m, terms, zero).sum() / m.sum()
+    (terms,) = zero_padding(m, terms)
+    return -terms.sum() / m.sum()
 
 
 # --------------------------------------------------------------------------------------------

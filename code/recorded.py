@@ -148,9 +148,9 @@ def recorded_calls() -> list[tuple[Callable, dict[str, Any]]]:
             for k in range(1, 6)
         ),
         # Chapter 7: how much of the training each trust region clips, three 40-step runs.
-        (demonstrate_gspo, {"steps": 40, "verbose": False, "clip_low": 0.2, "clip_high": 0.2}),
-        (demonstrate_gspo, {"steps": 40, "verbose": False, "clip_low": 3e-4, "clip_high": 4e-4}),
-        (demonstrate_token_grpo, {"steps": 40, "verbose": False, "clip_eps": 0.2}),
+        (demonstrate_gspo, {"steps": 40, "verbose": False, "eps_low": 0.2, "eps_high": 0.2}),
+        (demonstrate_gspo, {"steps": 40, "verbose": False, "eps_low": 3e-4, "eps_high": 4e-4}),
+        (demonstrate_token_grpo, {"steps": 40, "verbose": False, "eps_low": 0.2, "eps_high": 0.2}),
         # Chapter 11: the reranking experiment on three more draws (seed 0 runs in the chapter).
         *((demonstrate_prm, {"seed": s}) for s in (1, 2, 3)),
     ]

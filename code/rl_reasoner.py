@@ -36,7 +36,9 @@ from torch import Tensor
 from arithmetic_task import format_reward, grade, prompt_of, random_problem, require_problems
 from checks import (
     require_bool,
+    require_callable,
     require_choice,
+    require_clip_eps,
     require_float,
     require_instance,
     require_int,
@@ -50,9 +52,9 @@ from checks import (
 from cispo import cispo_surrogate
 from dapo import dapo_surrogate
 from dr_grpo import dr_grpo_surrogate
-from grpo import group_relative_advantages, grpo_surrogate, kl_divergence
+from grpo import clip_acts, group_relative_advantages, grpo_surrogate, kl_divergence
 from gspo import gspo_surrogate, sequence_importance_ratio
-from objectives import TRAINER_OBJECTIVES
+from objectives import TRAINER_EPS, TRAINER_OBJECTIVES
 from policy_gradient import centered_advantages, reinforce_surrogate
 from tiny_gpt import Samples, TinyGPT, completion_logprobs, sample
 
@@ -60,9 +62,16 @@ MAX_PER_STEP = 1_000_000  # chains sampled in one step, and other per-step count
 MAX_STEPS = 10_000_000
 
 
-@dataclass
+@dataclass(frozen=True)
 class RLConfig:
-    """One RL run's settings. The defaults are the feasibility run's: 16 prompts x 16 chains."""
+    """One RL run's settings. The defaults are the feasibility run's: 16 prompts x 16 chains.
+
+    Frozen, like the other configs: every field is checked once, here, and a run reads it
+    unchecked at every step. ``eps_low`` / ``eps_high`` are the objective's trust region (the
+    floor ``1 - eps_low``, the ceiling ``1 + eps_high``; the names every loss takes); left at
+    ``None`` they take the objective's own, ``objectives.TRAINER_EPS`` (GRPO 0.2 / 0.2, DAPO's
+    Clip-Higher 0.2 / 0.28, GSPO 3e-3 / 4e-3, CISPO no floor / 0.28, REINFORCE none).
+    """
 
     objective: str = "grpo"
     prompts_per_step: int = 16
@@ -74,10 +83,8 @@ class RLConfig:
     # no clip or importance weight ever acts, and the objectives differ only in how they
     # normalise. The second step is off-policy, so each objective's trust region does its job.
     inner_steps: int = 2
-    clip_eps: float = 0.2  # GRPO / Dr. GRPO / CISPO's lower bound
-    clip_high: float = 0.28  # DAPO's Clip-Higher ceiling
-    gspo_clip: tuple[float, float] = (3e-3, 4e-3)  # GSPO clips s_i, which sits near 1
-    cispo_eps_high: float = 0.28  # CISPO: IS-weight ceiling 1 + eps_high
+    eps_low: float | None = None  # None: the objective's (objectives.TRAINER_EPS)
+    eps_high: float | None = None
     format_weight: float = 0.1
     dynamic_sampling: bool = False  # DAPO: drop unanimous groups and draw more
     max_sampling_rounds: int = 4
@@ -99,18 +106,27 @@ class RLConfig:
             require_float(name, getattr(self, name), low=0.0, low_open=True)
         for name in ("beta", "format_weight"):
             require_float(name, getattr(self, name), low=0.0)
-        for name in ("clip_eps", "clip_high", "cispo_eps_high"):
-            require_open_unit(name, getattr(self, name))
-        clip = self.gspo_clip
-        if not isinstance(clip, tuple) or len(clip) != 2:
-            raise TypeError(f"gspo_clip must be a (low, high) tuple, got {clip!r}")
-        for value in clip:
-            require_open_unit("gspo_clip", value)
+        self._resolve_trust_region()
         require_bool("dynamic_sampling", self.dynamic_sampling)
         require_int("dr_grpo_max_len", self.dr_grpo_max_len, low=1, high=MAX_PER_STEP)
         if not isinstance(self.problem_pool, tuple):
             raise TypeError(f"problem_pool must be a tuple, got {type(self.problem_pool).__name__}")
         require_problems("problem_pool", self.problem_pool)
+
+    def _resolve_trust_region(self) -> None:
+        """Fill ``eps_low`` / ``eps_high`` left at None with the objective's, then check both:
+        a PPO-style clip needs both walls in (0, 1); CISPO's weight may go without a floor;
+        REINFORCE has no ratio, so a width set for it would silently do nothing."""
+        default_low, default_high = TRAINER_EPS[self.objective]
+        low = default_low if self.eps_low is None else self.eps_low
+        high = default_high if self.eps_high is None else self.eps_high
+        if self.objective == "reinforce" and (low, high) != (None, None):
+            raise ValueError("eps_low and eps_high must be None for reinforce (it has no ratio)")
+        if self.objective != "reinforce":
+            low = require_clip_eps("eps_low", low, side="low", optional=self.objective == "cispo")
+            high = require_open_unit("eps_high", high)  # (0, 1), as every ceiling here
+        object.__setattr__(self, "eps_low", low)  # frozen: set once, while constructing
+        object.__setattr__(self, "eps_high", high)
 
     @classmethod
     def preset(cls, objective: str, **overrides) -> RLConfig:
@@ -148,55 +164,44 @@ def advantages_for(rewards: Tensor, objective: str) -> Tensor:
 
 
 class _Objective(NamedTuple):
-    """One row of the objective switch: the advantage, the loss, what it reads from the config."""
+    """One row of the objective switch: the advantage, the loss, the config fields it reads."""
 
     advantages: Callable[[Tensor], Tensor]  # (B, G) rewards -> (B, G) advantages
     loss: Callable[..., Tensor]  # loss(logp_new, logp_old, advantages, mask, **hyper(cfg))
-    hyper: Callable[[RLConfig], dict[str, float | int]]  # the loss's keyword hyper-parameters
-    clip: Callable[[RLConfig], tuple[float, float]]  # (eps_low, eps_high) of its trust region
+    reads: dict[str, str]  # the loss's keyword -> the RLConfig field it takes
 
+    def hyper(self, cfg: RLConfig) -> dict[str, float | int | None]:
+        """The loss's keyword hyper-parameters, read from ``cfg``."""
+        return {keyword: getattr(cfg, field) for keyword, field in self.reads.items()}
+
+
+_EPS = {"eps_low": "eps_low", "eps_high": "eps_high"}  # every loss with a ratio names them so
 
 #: The objective switch, as TRL's loss switch: one vocabulary, one row per objective.
 LOSSES: dict[str, _Objective] = {
-    "grpo": _Objective(
-        group_relative_advantages,
-        grpo_surrogate,
-        lambda c: {"clip_eps": c.clip_eps},
-        lambda c: (c.clip_eps, c.clip_eps),
-    ),
-    "dr_grpo": _Objective(
-        centered_advantages,
-        dr_grpo_surrogate,
-        lambda c: {"clip_eps": c.clip_eps, "max_len": c.dr_grpo_max_len},
-        lambda c: (c.clip_eps, c.clip_eps),
-    ),
-    "dapo": _Objective(  # token-level: every token of the batch weighs the same
-        group_relative_advantages,
-        dapo_surrogate,
-        lambda c: {"clip_low": c.clip_eps, "clip_high": c.clip_high},
-        lambda c: (c.clip_eps, c.clip_high),
-    ),
-    "gspo": _Objective(
-        group_relative_advantages,
-        gspo_surrogate,
-        lambda c: {"clip_low": c.gspo_clip[0], "clip_high": c.gspo_clip[1]},
-        lambda c: c.gspo_clip,
-    ),
-    "cispo": _Objective(
-        group_relative_advantages,
-        cispo_surrogate,
-        lambda c: {"eps_high": c.cispo_eps_high},
-        lambda c: (math.inf, c.cispo_eps_high),  # no lower truncation by default
-    ),
+    "grpo": _Objective(group_relative_advantages, grpo_surrogate, _EPS),
+    "dr_grpo": _Objective(centered_advantages, dr_grpo_surrogate,
+                          {**_EPS, "max_len": "dr_grpo_max_len"}),
+    # token-level: every token of the batch weighs the same
+    "dapo": _Objective(group_relative_advantages, dapo_surrogate, _EPS),
+    "gspo": _Objective(group_relative_advantages, gspo_surrogate, _EPS),
+    "cispo": _Objective(group_relative_advantages, cispo_surrogate, _EPS),
     # On-policy REINFORCE with the group-mean baseline: no ratio, so no trust region. Not one of
     # the recorded OBJECTIVES (objectives.TRAINER_OBJECTIVES); the browser trainer offers it.
-    "reinforce": _Objective(
-        centered_advantages,
-        reinforce_surrogate,
-        lambda c: {},
-        lambda c: (math.inf, math.inf),
-    ),
+    "reinforce": _Objective(centered_advantages, reinforce_surrogate, {}),
 }
+
+
+def _require_objective(objective: object, cfg: object) -> str:
+    """The objective, which must be the config's: its trust region is that objective's."""
+    objective = require_choice("objective", objective, TRAINER_OBJECTIVES)
+    require_instance("cfg", cfg, RLConfig)
+    if objective != cfg.objective:
+        raise ValueError(
+            f"objective must be cfg.objective ({cfg.objective!r}), whose eps_low / eps_high the "
+            f"config holds, got {objective!r}"
+        )
+    return objective
 
 
 def policy_loss(
@@ -207,9 +212,12 @@ def policy_loss(
     Checks only what is its own (the objective, the config, the mask's type); each objective's
     function checks the tensors it is given.
     """
-    objective = require_choice("objective", objective, TRAINER_OBJECTIVES)
-    require_instance("cfg", cfg, RLConfig)
+    objective = _require_objective(objective, cfg)
     require_tensor("mask", mask, ndim=2, dtype="bool")
+    return _policy_loss(objective, logp_new, logp_old, adv, mask, cfg)
+
+
+def _policy_loss(objective, logp_new, logp_old, adv, mask, cfg) -> Tensor:
     row = LOSSES[objective]
     return row.loss(logp_new, logp_old, adv, mask, **row.hyper(cfg))
 
@@ -222,15 +230,15 @@ def clip_fractions(
     The unit is the one the objective clips: a token for GRPO, Dr. GRPO, DAPO and CISPO, a whole
     chain for GSPO (its ratio ``s_i`` is one per chain). Two shares of the units:
 
-    - ``outside``: the ratio lies outside the objective's range, whatever the advantage's sign;
-    - ``clipped``: the clip *acts*. For the PPO-style objectives that is a ratio past the wall on
-      the side the advantage pushes towards (``rho > 1 + eps_high`` with ``A > 0``, or
-      ``rho < 1 - eps_low`` with ``A < 0``), where the unit's gradient is zero. CISPO never zeroes
-      a gradient; its ``clipped`` is the share of tokens whose importance weight is truncated
-      at ``1 + eps_high``.
+    - ``outside``: the ratio lies outside ``[1 - eps_low, 1 + eps_high]``, whatever the
+      advantage's sign (a wall set to None is never crossed);
+    - ``clipped``: the clip *acts* (``grpo.clip_acts``). For the PPO-style objectives that is a
+      ratio past the wall on the side the advantage pushes towards (``rho > 1 + eps_high`` with
+      ``A > 0``, or ``rho < 1 - eps_low`` with ``A < 0``), where the unit's gradient is zero.
+      CISPO never zeroes a gradient; its ``clipped`` is the share of tokens whose importance
+      weight is truncated, which is every token outside its range.
     """
-    objective = require_choice("objective", objective, TRAINER_OBJECTIVES)
-    require_instance("cfg", cfg, RLConfig)
+    objective = _require_objective(objective, cfg)
     if mask is None:
         raise TypeError("mask must be a bool (N, T) tensor, got None")
     logp_new, logp_old, mask = require_logp_pair(
@@ -241,23 +249,26 @@ def clip_fractions(
         raise ValueError(
             f"adv must hold one advantage per chain ({logp_new.shape[0]}), got {adv.shape[0]}"
         )
+    return _clip_fractions(objective, logp_new, logp_old, adv, mask, cfg)
+
+
+def _clip_fractions(objective, logp_new, logp_old, adv, mask, cfg) -> dict[str, float]:
     with torch.no_grad():
-        low, high = LOSSES[objective].clip(cfg)
+        low, high = cfg.eps_low, cfg.eps_high
         if objective == "gspo":
-            ratio = sequence_importance_ratio(logp_new, logp_old, mask)
+            ratio = sequence_importance_ratio(logp_new, logp_old, mask)  # (N,)
             units = torch.ones_like(ratio, dtype=torch.bool)  # every chain counts once
         else:
-            ratio = torch.exp(logp_new - logp_old)
-            adv = adv.reshape(-1, 1).expand_as(ratio)
+            ratio = torch.exp(logp_new - logp_old)  # (N, T)
+            adv = adv.reshape(-1, 1).expand_as(ratio)  # (N, T)
             units = mask
-        above, below = ratio > 1 + high, ratio < 1 - low
-        if objective == "cispo":
-            acts = above
-        else:
-            acts = (above & (adv > 0)) | (below & (adv < 0))
+        above = ratio > 1 + high if high is not None else torch.zeros_like(units)
+        below = ratio < 1 - low if low is not None else torch.zeros_like(units)
+        outside = above | below
+        acts = outside if objective == "cispo" else clip_acts(ratio, adv, low, high)
         count = max(int(units.sum()), 1)  # shares of whole counts, exact in float64
         return {
-            "outside": int(((above | below) & units).sum()) / count,
+            "outside": int((outside & units).sum()) / count,
             "clipped": int((acts & units).sum()) / count,
         }
 
@@ -368,8 +379,8 @@ def _policy_update(model, optimizer, samples, adv, ref, cfg) -> tuple[Tensor, Te
     old, mask = samples.logprobs, samples.mask
     model.train()
     for _ in range(cfg.inner_steps):
-        new = completion_logprobs(model, samples)
-        loss = policy_loss(cfg.objective, new, old, adv, mask, cfg)
+        new = completion_logprobs(model, samples)  # (N, T)
+        loss = _policy_loss(cfg.objective, new, old, adv, mask, cfg)  # cfg checked once, built
         kl = (
             (kl_divergence(new, ref) * mask).sum() / mask.sum()
             if ref is not None
@@ -432,7 +443,7 @@ def rl_step(
     ref = completion_logprobs(reference, samples).detach() if cfg.beta > 0 else None
     new, loss, kl = _policy_update(model, optimizer, samples, adv, ref, cfg)
     # The trust region's work, measured on the last (off-policy) pass's ratios.
-    clip = clip_fractions(cfg.objective, new.detach(), old, adv, mask, cfg)
+    clip = _clip_fractions(cfg.objective, new.detach(), old, adv, mask, cfg)
     model.eval()
     return {
         **stats,
@@ -455,12 +466,17 @@ def rl_step(
 def train_rl(
     model: TinyGPT, cfg: RLConfig, steps: int, seed: int = 0, callback=None
 ) -> list[dict[str, float]]:
-    """Run `steps` RL steps from `model` (updated in place); the reference is a frozen copy."""
+    """Run `steps` RL steps from `model` (updated in place); the reference is a frozen copy.
+
+    ``callback(step, model, row)``, if given, is called after each step with the step's
+    statistics; it observes and returns None (a value returned would be silently dropped, so
+    it is refused with a TypeError naming the hook).
+    """
     _check_run(model, cfg)
     steps = require_int("steps", steps, low=0, high=MAX_STEPS)
     seed = require_seed("seed", seed)
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+    if callback is not None:
+        require_callable("callback", callback)
     reference = copy.deepcopy(model).eval()
     for p in reference.parameters():
         p.requires_grad_(False)
@@ -471,7 +487,12 @@ def train_rl(
         row = {"step": step, **rl_step(model, reference, optimizer, cfg, rng, generator)}
         history.append(row)
         if callback is not None:
-            callback(step, model, row)
+            returned = callback(step, model, row)
+            if returned is not None:
+                raise TypeError(
+                    f"callback must return None (it observes the run), got "
+                    f"{type(returned).__name__} at step {step}"
+                )
     return history
 
 

@@ -200,24 +200,26 @@ class _Attention(nn.Module):
         self.proj = nn.Linear(config.n_embd, config.n_embd)
 
     def forward(self, x: Tensor, cache: KVCache | None, layer: int) -> Tensor:
-        b, t, c = x.shape
-        q, k, v = self.qkv(x).split(c, dim=2)
+        b, t, c = x.shape  # batch, time (new tokens), channels (n_embd)
+        q, k, v = self.qkv(x).split(c, dim=2)  # each (b, t, c)
+        # split the channels into heads: (b, t, c) -> (b, n_head, t, head_dim)
         q, k, v = (z.view(b, t, self.n_head, c // self.n_head).transpose(1, 2) for z in (q, k, v))
         if cache is None:
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (b, n_head, t, hd)
         else:
             start = cache.length
             cache.keys[layer][:, :, start : start + t] = k
             cache.values[layer][:, :, start : start + t] = v
-            k = cache.keys[layer][:, :, : start + t]
+            k = cache.keys[layer][:, :, : start + t]  # (b, n_head, start + t, hd)
             v = cache.values[layer][:, :, : start + t]
             if t == 1:  # one new query sees every cached key (two small matmuls: faster on
-                # CPU than the fused kernel for a single query)
+                # CPU than the fused kernel for a single query); weights (b, nh, 1, start + 1)
                 weights = torch.softmax(q @ k.transpose(-1, -2) * self.scale, dim=-1)
-                y = weights @ v
+                y = weights @ v  # (b, n_head, 1, hd)
             else:  # query i (at position start + i) sees keys 0..start + i
                 allowed = torch.ones(t, start + t, dtype=torch.bool).tril(diagonal=start)
-                y = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+                y = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)  # (b, nh, t, hd)
+        # heads back side by side: (b, n_head, t, hd) -> (b, t, c), then the output projection
         return self.proj(y.transpose(1, 2).reshape(b, t, c))
 
 
@@ -231,8 +233,8 @@ class _Block(nn.Module):
         self.fc_proj = nn.Linear(4 * config.n_embd, config.n_embd)
 
     def forward(self, x: Tensor, cache: KVCache | None, layer: int) -> Tensor:
-        x = x + self.attn(self.ln1(x), cache, layer)
-        return x + self.fc_proj(F.gelu(self.fc(self.ln2(x))))
+        x = x + self.attn(self.ln1(x), cache, layer)  # (b, t, c): attention, residual
+        return x + self.fc_proj(F.gelu(self.fc(self.ln2(x))))  # (b, t, 4c) -> (b, t, c)
 
 
 class TinyGPT(nn.Module):

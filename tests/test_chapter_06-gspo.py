@@ -101,7 +101,7 @@ def test_every_random_draw_in_the_chapter_is_seeded():
 def test_seed_calls_appear():
     text = chapter_path(STEM).read_text()
     for call in [
-        "gspo_surrogate(lpn, lpo, adv, clip_low=0.2, clip_high=0.2)",
+        "gspo_surrogate(lpn, lpo, adv, eps_low=0.2, eps_high=0.2)",
         "sequence_importance_ratio(lp_new.unsqueeze(1), lp_old.unsqueeze(1))",
         "gspo_step(policy, target=target, group_size=48, lr=0.5)",
         "demonstrate_gspo(seq_len=4, vocab_size=5, steps=40,",

@@ -13,7 +13,7 @@ STEM = "07-dapo"
 
 # The lines the seed prints for its calls; the chapter must print them exactly.
 SEED_OUTPUT = [
-    "clip_low == clip_high  ⇒  DAPO ≡ GRPO : True",
+    "eps_low == eps_high  ⇒  DAPO ≡ GRPO : True",
     "equal length  → token == sample : True",
     "unequal length → token-level = length-weighted mean : True",
     "rewards=[1.0, 1.0, 1.0, 1.0]  effective=False  (all advantages zero = True)\n"
@@ -60,8 +60,10 @@ def test_wasted_table_rows(run):
 
 
 def test_payload(run):
-    assert set(run.defines) == {"grpo_clip_curve", "dyn_data", "tok_data", "over_data",
-                                "rt_setup"}
+    assert set(run.defines) == {"grpo_clip_curve", "dapo_eps", "dyn_data", "tok_data",
+                                "over_data", "rt_setup"}
+    # the clip widget reads its widths from the data, named as every loss names them
+    assert run.defines["dapo_eps"] == {"eps_low": 0.2, "eps_high": 0.28}
     assert {d["group_size"] for d in run.defines["dyn_data"]} == {4, 8, 16}
     assert [d["length"] for d in run.defines["tok_data"]] == [2, 4, 8, 32]
     assert len(run.defines["over_data"]) == 61

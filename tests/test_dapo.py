@@ -38,8 +38,8 @@ def test_seed_symmetric_clip_is_grpo() -> None:
     torch.manual_seed(0)
     logp_new, logp_old = torch.randn(6), torch.randn(6)
     adv = torch.tensor(0.7)
-    terms = clipped_objective_terms(logp_new, logp_old, adv, clip_low=0.2, clip_high=0.2)
-    grpo_l = grpo_surrogate(logp_new, logp_old, adv.expand(6), clip_eps=0.2)
+    terms = clipped_objective_terms(logp_new, logp_old, adv, eps_low=0.2, eps_high=0.2)
+    grpo_l = grpo_surrogate(logp_new, logp_old, adv.expand(6), eps_low=0.2, eps_high=0.2)
     assert torch.allclose(-terms.mean(), grpo_l, atol=1e-6)
 
 
@@ -104,8 +104,8 @@ def test_symmetric_clip_equals_grpo_value_and_gradient(logr: list[float], a: flo
     adv = torch.full((len(logr),), a, dtype=torch.float64)
     lp1 = torch.tensor(logr, dtype=torch.float64, requires_grad=True)
     lp2 = lp1.detach().clone().requires_grad_(True)
-    dapo_l = -clipped_objective_terms(lp1, old, adv, clip_low=eps, clip_high=eps).mean()
-    grpo_l = grpo_surrogate(lp2, old, adv, clip_eps=eps)
+    dapo_l = -clipped_objective_terms(lp1, old, adv, eps_low=eps, eps_high=eps).mean()
+    grpo_l = grpo_surrogate(lp2, old, adv, eps_low=eps, eps_high=eps)
     assert torch.allclose(dapo_l, grpo_l, atol=1e-12)
     dapo_l.backward()
     grpo_l.backward()
@@ -122,7 +122,7 @@ def test_gradient_coefficient_matches_autograd(r: float, a: float) -> None:
 
 
 def test_clip_higher_moves_the_wall() -> None:
-    curve = clip_higher_curve(clip_low=0.2, clip_high=0.28, num_points=111)
+    curve = clip_higher_curve(eps_low=0.2, eps_high=0.28, num_points=111)
     assert len(curve) == 111
     json.dumps(curve, allow_nan=False)
     for rec in curve:
@@ -133,14 +133,14 @@ def test_clip_higher_moves_the_wall() -> None:
             assert rec["grpo_grad"] == 0.0 and rec["dapo_grad"] == pytest.approx(r)
         if r > 1.29:
             assert rec["grpo_grad"] == 0.0 and rec["dapo_grad"] == 0.0
-        # negative advantage: the floor stays at 1 - clip_low for both
+        # negative advantage: the floor stays at 1 - eps_low for both
         assert rec["grpo_grad_neg"] == pytest.approx(rec["dapo_grad_neg"])
         expected_neg = 0.0 if r < 0.8 else -r
         if abs(r - 0.8) > 1e-6:
             assert rec["dapo_grad_neg"] == pytest.approx(expected_neg)
         assert rec["dapo_grad"] == pytest.approx(clip_gradient_coefficient(r, 1.0), abs=1e-9)
     # ceiling back down to the floor: the DAPO curve lands on GRPO's
-    same = clip_higher_curve(clip_low=0.2, clip_high=0.2)
+    same = clip_higher_curve(eps_low=0.2, eps_high=0.2)
     assert all(rec["grpo_grad"] == pytest.approx(rec["dapo_grad"]) for rec in same)
 
 
@@ -311,13 +311,13 @@ def test_recipe_table() -> None:
 @pytest.mark.parametrize(
     ("kw", "name"),
     [
-        ({"clip_low": 0.0}, "clip_low"),
-        ({"clip_low": 1.0}, "clip_low"),
-        ({"clip_low": -0.1}, "clip_low"),
-        ({"clip_high": 0.0}, "clip_high"),
-        ({"clip_high": 1.0}, "clip_high"),
-        ({"clip_high": -0.2}, "clip_high"),
-        ({"clip_high": float("nan")}, "clip_high"),
+        ({"eps_low": 0.0}, "eps_low"),
+        ({"eps_low": 1.0}, "eps_low"),
+        ({"eps_low": -0.1}, "eps_low"),
+        ({"eps_high": 0.0}, "eps_high"),
+        ({"eps_high": 1.0}, "eps_high"),
+        ({"eps_high": -0.2}, "eps_high"),
+        ({"eps_high": float("nan")}, "eps_high"),
     ],
 )
 def test_bad_clip_ranges(kw: dict, name: str) -> None:

@@ -490,7 +490,7 @@ def test_reflection_tokens_twin() -> None:
     spec = tuple((t["label"], t["ratio"], t["advantage"], t["is_fork"]) for t in tokens)
     names = [f"★ {t['label']}" if t["is_fork"] else t["label"] for t in tokens]
     for stop, eps in enumerate(stops):
-        res = demonstrate_reflection_token(eps_high=eps, clip_eps=eps, tokens=spec,
+        res = demonstrate_reflection_token(eps_high=eps, grpo_eps=eps, tokens=spec,
                                            dtype=torch.float64)
         n = len(tokens)
         for m in ["grpo", "cispo"]:

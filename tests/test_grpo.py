@@ -161,7 +161,7 @@ def test_surrogate_clip_zeroes_gradient_only_on_the_favoured_side():
     old = torch.zeros(4)
     new = torch.log(torch.tensor([1.5, 1.5, 0.5, 0.5]))  # ratios far outside [0.8, 1.2]
     adv = torch.tensor([1.0, -1.0, 1.0, -1.0])
-    g = grad_of(lambda x: grpo_surrogate(x, old, adv, clip_eps=0.2), new)
+    g = grad_of(lambda x: grpo_surrogate(x, old, adv, eps_low=0.2, eps_high=0.2), new)
     assert g[0] == 0.0  # moved up past 1 + eps with A > 0: clipped
     assert g[3] == 0.0  # moved down past 1 - eps with A < 0: clipped
     assert g[1] != 0.0 and g[2] != 0.0  # moved the wrong way: still corrected
@@ -172,7 +172,7 @@ def test_surrogate_per_token_equal_lengths_is_double_average():
     gen = torch.Generator().manual_seed(3)
     new, old = torch.randn(3, 5, generator=gen) * 0.3, torch.randn(3, 5, generator=gen) * 0.3
     adv = torch.randn(3, generator=gen)
-    loss = grpo_surrogate(new, old, adv, clip_eps=0.2)
+    loss = grpo_surrogate(new, old, adv, eps_low=0.2, eps_high=0.2)
     per_resp = [
         clipped_surrogate_terms(torch.exp(new[i] - old[i]), adv[i], 0.2, 0.2).mean()
         for i in range(3)
@@ -201,13 +201,14 @@ def test_surrogate_mask_gives_per_response_mean_and_ignores_padding():
 
     def masked(x):
         return grpo_surrogate(
-            x, pad["old"], adv, mask, clip_eps=0.2, logp_ref=pad["ref"], beta=0.1
+            x, pad["old"], adv, mask, eps_low=0.2, eps_high=0.2, logp_ref=pad["ref"], beta=0.1
         )
 
     expected = torch.stack(
         [
             grpo_surrogate(
-                news[i], olds[i], adv[i].expand(n), clip_eps=0.2, logp_ref=refs[i], beta=0.1
+                news[i], olds[i], adv[i].expand(n), eps_low=0.2, eps_high=0.2, logp_ref=refs[i],
+                beta=0.1,
             )
             for i, n in enumerate(lengths)
         ]
@@ -219,7 +220,7 @@ def test_surrogate_mask_gives_per_response_mean_and_ignores_padding():
     for i, n in enumerate(lengths):
         gi = grad_of(
             lambda x, i=i, n=n: grpo_surrogate(
-                x, olds[i], adv[i].expand(n), clip_eps=0.2, logp_ref=refs[i], beta=0.1
+                x, olds[i], adv[i].expand(n), eps_low=0.2, eps_high=0.2, logp_ref=refs[i], beta=0.1
             ),
             news[i],
         )
@@ -239,7 +240,7 @@ def test_surrogate_matches_dapo_style_call():
     gen = torch.Generator().manual_seed(0)
     new, old = torch.randn(6, generator=gen), torch.randn(6, generator=gen)
     adv = torch.tensor(0.7)
-    loss = grpo_surrogate(new, old, adv.expand(6), clip_eps=0.2)
+    loss = grpo_surrogate(new, old, adv.expand(6), eps_low=0.2, eps_high=0.2)
     terms = torch.minimum(torch.exp(new - old) * 0.7, torch.exp(new - old).clamp(0.8, 1.2) * 0.7)
     assert torch.allclose(loss, -terms.mean())
     assert grpo_surrogate(new.double(), old.double(), adv.double().expand(6)).dtype == torch.float64
@@ -247,8 +248,8 @@ def test_surrogate_matches_dapo_style_call():
 
 @pytest.mark.parametrize("clip", [0.0, 1.0, -0.1, 1.5, float("nan")])
 def test_surrogate_clip_out_of_range(clip):
-    with pytest.raises(ValueError, match="clip_eps"):
-        grpo_surrogate(torch.zeros(3), torch.zeros(3), torch.ones(3), clip_eps=clip)
+    with pytest.raises(ValueError, match="eps_low"):
+        grpo_surrogate(torch.zeros(3), torch.zeros(3), torch.ones(3), eps_low=clip, eps_high=clip)
 
 
 @pytest.mark.parametrize(
@@ -375,10 +376,13 @@ def test_grpo_step_bad_input():
         grpo_step(policy, 3, group_size=0)
     with pytest.raises(ValueError, match="lr"):
         grpo_step(policy, 3, lr=0.0)
-    with pytest.raises(ValueError, match="clip_eps"):
-        grpo_step(policy, 3, clip_eps=1.0)
+    with pytest.raises(ValueError, match="eps_low"):
+        grpo_step(policy, 3, eps_low=1.0, eps_high=1.0)
     with pytest.raises(ValueError, match="reward_fn"):
         grpo_step(policy, 3, reward_fn=lambda a: torch.ones(2))
+    # the hook's answer is checked where it comes back, naming the hook
+    with pytest.raises(TypeError, match="reward_fn must return a torch.Tensor, got list"):
+        grpo_step(policy, 3, reward_fn=lambda a: [1.0] * len(a))
     with pytest.raises(TypeError, match="policy"):
         grpo_step("policy", 3)
 
@@ -420,7 +424,7 @@ def test_the_losses_do_not_import_sympy():
         "import sys, torch\n"
         "from grpo import clipped_surrogate_terms, grpo_surrogate\n"
         "r = torch.tensor([0.9, 1.3])\n"
-        "clipped_surrogate_terms(r, torch.tensor([1.0, -1.0]), clip_low=0.2, clip_high=0.2)\n"
+        "clipped_surrogate_terms(r, torch.tensor([1.0, -1.0]), eps_low=0.2, eps_high=0.2)\n"
         "grpo_surrogate(r.log(), torch.zeros(2), torch.tensor([1.0, -1.0]))\n"
         "grpo_surrogate(torch.zeros(2, 3), torch.zeros(2, 3), torch.ones(2, 1))\n"
         "print('sympy' in sys.modules)\n"

@@ -19,8 +19,8 @@ from grpo import (
     verifiable_reward,
 )
 from gspo import (
-    GSPO_CLIP_HIGH,
-    GSPO_CLIP_LOW,
+    TOY_EPS_HIGH,
+    TOY_EPS_LOW,
     ToySequencePolicy,
     demonstrate_gspo,
     demonstrate_length_variance,
@@ -37,6 +37,7 @@ from gspo import (
     sequence_importance_ratio,
     sequence_reward,
 )
+from objectives import GSPO_EPS_HIGH, GSPO_EPS_LOW
 
 SEED_OLD = torch.tensor([[-1.0, -0.8, -1.2, -0.5], [-0.9, -1.1, -0.7, -1.0]])
 SEED_NEW = torch.tensor([[-0.7, -0.9, -1.0, -0.6], [-1.3, -1.0, -0.9, -1.2]])
@@ -107,10 +108,10 @@ def test_seed_gspo_equals_grpo_on_one_token_answers():
 
     lp_a = policy.log_probs(answers)
     s1 = sequence_importance_ratio(lp_a.unsqueeze(1), lp_old.unsqueeze(1))
-    gspo_l = gspo_ratio_loss(s1, adv, clip_low=0.2, clip_high=0.2)
+    gspo_l = gspo_ratio_loss(s1, adv, eps_low=0.2, eps_high=0.2)
     (g_gspo,) = torch.autograd.grad(gspo_l, policy.logits)
     lp_b = policy.log_probs(answers)
-    grpo_l = grpo_surrogate(lp_b, lp_old, adv, clip_eps=0.2)
+    grpo_l = grpo_surrogate(lp_b, lp_old, adv, eps_low=0.2, eps_high=0.2)
     (g_grpo,) = torch.autograd.grad(grpo_l, policy.logits)
     assert torch.allclose(gspo_l, grpo_l)
     assert f"{float(gspo_l.detach()):.6f}" == f"{float(grpo_l.detach()):.6f}"
@@ -132,7 +133,7 @@ def test_property_gspo_equals_grpo_for_t1(rows, low, high):
     s = sequence_importance_ratio(new, old)
     assert torch.allclose(s, torch.exp(new - old)[:, 0])
     if low == high:
-        grpo = grpo_surrogate(new[:, 0], old[:, 0], adv, clip_eps=low)
+        grpo = grpo_surrogate(new[:, 0], old[:, 0], adv, eps_low=low, eps_high=low)
         assert torch.allclose(gspo_ratio_loss(s, adv, low, high), grpo, rtol=1e-12, atol=1e-12)
     # the clipped sequence objective never exceeds the unclipped one
     assert float(gspo_ratio_loss(s, adv, low, high)) >= float(-(s * adv).mean()) - 1e-12
@@ -146,7 +147,8 @@ def test_gspo_clip_is_one_decision_per_sequence():
 
 
 def test_gspo_default_clip_is_the_papers():
-    assert (GSPO_CLIP_LOW, GSPO_CLIP_HIGH) == (3e-4, 4e-4)
+    assert (GSPO_EPS_LOW, GSPO_EPS_HIGH) == (3e-4, 4e-4)
+    assert (TOY_EPS_LOW, TOY_EPS_HIGH) == (0.03, 0.04)
     s = torch.tensor([1.001, 0.9995], requires_grad=True)
     (g,) = torch.autograd.grad(gspo_ratio_loss(s, torch.tensor([1.0, -1.0])), s)
     assert g.tolist() == [0.0, 0.0]  # both past the tiny window in the favoured direction
@@ -163,9 +165,9 @@ def test_gspo_default_clip_is_the_papers():
         (torch.ones(2, 1), torch.ones(2), 0.2, 0.2, ValueError, "s "),
         (torch.tensor([1.0, float("nan")]), torch.ones(2), 0.2, 0.2, ValueError, "s "),
         (torch.ones(2), torch.tensor([1.0, float("nan")]), 0.2, 0.2, ValueError, "advantages"),
-        (torch.ones(2), torch.ones(2), 0.0, 0.2, ValueError, "clip_low"),
-        (torch.ones(2), torch.ones(2), 0.2, 1.0, ValueError, "clip_high"),
-        (torch.ones(2), torch.ones(2), -0.1, 0.2, ValueError, "clip_low"),
+        (torch.ones(2), torch.ones(2), 0.0, 0.2, ValueError, "eps_low"),
+        (torch.ones(2), torch.ones(2), 0.2, 1.0, ValueError, "eps_high"),
+        (torch.ones(2), torch.ones(2), -0.1, 0.2, ValueError, "eps_low"),
         (torch.tensor([1.0, -1.0]), torch.ones(2), 0.2, 0.2, ValueError, "s must be non-neg"),
         ([1.0], torch.ones(1), 0.2, 0.2, TypeError, "s "),
     ],
@@ -237,7 +239,7 @@ def test_gspo_token_bad_input():
         gspo_token_surrogate(s, torch.zeros(2, 4), torch.ones(2, 3), 0.2, 0.2)
     with pytest.raises(ValueError, match="logp_new"):
         gspo_token_surrogate(s, torch.full((2, 4), float("nan")), torch.ones(2, 4), 0.2, 0.2)
-    with pytest.raises(ValueError, match="clip_high"):
+    with pytest.raises(ValueError, match="eps_high"):
         gspo_token_surrogate(s, torch.zeros(2, 4), torch.ones(2, 4), 0.2, 1.2)
 
 
@@ -291,21 +293,22 @@ def test_seed_gspo_learns_the_target():
 
 def test_grpo_sized_clip_never_binds_on_gspo_toy():
     # Pitfall 12: GSPO with GRPO's 0.2 clip -> no sequence is ever clipped.
-    hist = demonstrate_gspo(steps=40, verbose=False, clip_low=0.2, clip_high=0.2)
+    hist = demonstrate_gspo(steps=40, verbose=False, eps_low=0.2, eps_high=0.2)
     assert all(r["clip_fraction"] == 0.0 for r in hist)
     # with the clip inert this is plain on-policy-then-reuse GSPO; it lands on the seed's 0.957
     assert f"{hist[-1]['p_correct']:.3f}" == "0.957"
     policy = ToySequencePolicy(4, 5, seed=0)
     for rec in hist[1:4]:
-        assert gspo_step(policy, [0, 1, 2, 3], clip_eps=0.2)["p_correct"] == rec["p_correct"]
+        stats = gspo_step(policy, [0, 1, 2, 3], eps_low=0.2, eps_high=0.2)
+        assert stats["p_correct"] == rec["p_correct"]
 
 
 def test_gspo_step_bad_input():
     policy = ToySequencePolicy(4, 5, seed=0)
-    with pytest.raises(ValueError, match="clip_low"):
-        gspo_step(policy, [0, 1, 2, 3], clip_low=1.0)
-    with pytest.raises(ValueError, match="clip_eps"):
-        gspo_step(policy, [0, 1, 2, 3], clip_eps=0.0)
+    with pytest.raises(ValueError, match="eps_low"):
+        gspo_step(policy, [0, 1, 2, 3], eps_low=1.0)
+    with pytest.raises(ValueError, match="eps_high"):
+        gspo_step(policy, [0, 1, 2, 3], eps_high=0.0)
     with pytest.raises(ValueError, match="group_size"):
         gspo_step(policy, [0, 1, 2, 3], group_size=0)
     with pytest.raises(ValueError, match="target"):
@@ -427,8 +430,8 @@ def test_token_grpo_step_matches_gspo_on_policy():
     assert sa["mean_reward"] == sb["mean_reward"]
     # with more inner steps they part ways (slightly): the ratios are no longer 1
     a2, b2 = ToySequencePolicy(4, 5, seed=3), ToySequencePolicy(4, 5, seed=3)
-    gspo_step(a2, [0, 1, 2, 3], clip_eps=0.2)
-    grpo_token_step(b2, [0, 1, 2, 3], clip_eps=0.2)
+    gspo_step(a2, [0, 1, 2, 3], eps_low=0.2, eps_high=0.2)
+    grpo_token_step(b2, [0, 1, 2, 3], eps_low=0.2, eps_high=0.2)
     assert not torch.allclose(a2.logits, b2.logits, atol=1e-7)
 
 
@@ -440,7 +443,7 @@ def test_demonstrate_token_grpo():
     assert hist[0]["p_correct"] == pytest.approx(0.2)
     # GRPO's token ratio learns this toy as fast as GSPO does (the chapter's honest point)
     assert f"{hist[-1]['p_correct']:.3f}" == "0.957"
-    gspo_hist = demonstrate_gspo(steps=40, verbose=False, clip_low=0.2, clip_high=0.2)
+    gspo_hist = demonstrate_gspo(steps=40, verbose=False, eps_low=0.2, eps_high=0.2)
     assert abs(hist[-1]["p_correct"] - gspo_hist[-1]["p_correct"]) < 0.01
     assert all(r["clip_fraction"] == 0.0 for r in hist)  # 0.2 never binds per token either
     policy = ToySequencePolicy(4, 5, seed=0)
@@ -450,10 +453,10 @@ def test_demonstrate_token_grpo():
 
 def test_token_grpo_step_counts_clipped_tokens_and_rejects_bad_input():
     policy = ToySequencePolicy(4, 5, seed=0)
-    stats = grpo_token_step(policy, [0, 1, 2, 3], lr=20.0, clip_eps=0.01)
+    stats = grpo_token_step(policy, [0, 1, 2, 3], lr=20.0, eps_low=0.01, eps_high=0.01)
     assert 0.0 < stats["clip_fraction"] <= 1.0  # a huge step against a tiny clip binds
-    with pytest.raises(ValueError, match="clip_eps"):
-        grpo_token_step(policy, [0, 1, 2, 3], clip_eps=0.0)
+    with pytest.raises(ValueError, match="eps_low"):
+        grpo_token_step(policy, [0, 1, 2, 3], eps_low=0.0, eps_high=0.0)
     with pytest.raises(ValueError, match="lr"):
         grpo_token_step(policy, [0, 1, 2, 3], lr=-1.0)
     with pytest.raises(ValueError, match="target"):
@@ -500,8 +503,10 @@ def test_seed_single_token_gspo_equals_grpo():
     lpn = [torch.tensor([-0.9]), torch.tensor([-1.1])]
     lpo = [torch.tensor([-1.0]), torch.tensor([-1.0])]
     adv = torch.tensor([1.0, -1.0])
-    g = gspo_surrogate(lpn, lpo, adv, clip_low=0.2, clip_high=0.2)
-    r = grpo_surrogate(torch.tensor([-0.9, -1.1]), torch.tensor([-1.0, -1.0]), adv, clip_eps=0.2)
+    g = gspo_surrogate(lpn, lpo, adv, eps_low=0.2, eps_high=0.2)
+    r = grpo_surrogate(
+        torch.tensor([-0.9, -1.1]), torch.tensor([-1.0, -1.0]), adv, eps_low=0.2, eps_high=0.2
+    )
     assert torch.allclose(g, r)
     assert f"{float(g):.6f}" == f"{float(r):.6f}"
 
@@ -521,14 +526,14 @@ def test_ragged_lists_are_padded_into_the_masked_batch():
     expected = gspo_ratio_loss(
         sequence_importance_ratio(padded_new, padded_old, mask), adv, 0.01, 0.02
     )
-    got = gspo_surrogate(new, old, adv, clip_low=0.01, clip_high=0.02)
+    got = gspo_surrogate(new, old, adv, eps_low=0.01, eps_high=0.02)
     assert torch.equal(got, expected)
     assert torch.equal(
-        got, gspo_surrogate(padded_new, padded_old, adv, mask, clip_low=0.01, clip_high=0.02)
+        got, gspo_surrogate(padded_new, padded_old, adv, mask, eps_low=0.01, eps_high=0.02)
     )
     # the default clip is the paper's
     assert torch.equal(
-        gspo_surrogate(new, old, adv), gspo_ratio_loss(s, adv, GSPO_CLIP_LOW, GSPO_CLIP_HIGH)
+        gspo_surrogate(new, old, adv), gspo_ratio_loss(s, adv, GSPO_EPS_LOW, GSPO_EPS_HIGH)
     )
     # one (T,) response is the row of a (1, T) batch
     two_d = torch.randn(2, 4, generator=gen)
@@ -543,7 +548,7 @@ def test_ragged_lists_are_padded_into_the_masked_batch():
 def test_ragged_gradient_flows_to_each_response():
     new = [torch.tensor([-0.9, -1.0], requires_grad=True), torch.tensor([-1.2], requires_grad=True)]
     old = [torch.tensor([-1.0, -1.0]), torch.tensor([-1.0])]
-    gspo_surrogate(new, old, torch.tensor([1.0, -1.0]), clip_low=0.5, clip_high=0.5).backward()
+    gspo_surrogate(new, old, torch.tensor([1.0, -1.0]), eps_low=0.5, eps_high=0.5).backward()
     s0 = math.exp(0.05)
     # d/d logp of -(1/G) s_i A_i = -(1/G) A_i s_i / |y_i|
     assert torch.allclose(new[0].grad, torch.full((2,), -0.5 * s0 / 2))
@@ -559,13 +564,13 @@ def test_ragged_gradient_flows_to_each_response():
         ([torch.zeros(2)], [torch.zeros(2)], torch.ones(2), ValueError, "advantages"),
         ([torch.tensor([float("nan")])], [torch.zeros(1)], torch.ones(1), ValueError, "logp_new"),
         (torch.zeros(1), [torch.zeros(1)], torch.ones(1), ValueError, "logp_new"),
-        ([torch.zeros(1)], [torch.zeros(1)], torch.ones(1), ValueError, "clip_low"),
+        ([torch.zeros(1)], [torch.zeros(1)], torch.ones(1), ValueError, "eps_low"),
     ],
 )
 def test_ragged_bad_input(new, old, adv, exc, word):
-    clip = 1.5 if word == "clip_low" else 0.2
+    clip = 1.5 if word == "eps_low" else 0.2
     with pytest.raises(exc, match=word):
-        gspo_surrogate(new, old, adv, clip_low=clip, clip_high=0.2)
+        gspo_surrogate(new, old, adv, eps_low=clip, eps_high=0.2)
 
 
 def test_sequence_ratio_single_response_shape_mismatch():
@@ -591,7 +596,7 @@ def test_property_gspo_equals_grpo_for_one_token(rows, clip):
     old = torch.tensor([r[1] for r in rows], dtype=torch.float64)
     adv = torch.tensor([r[2] for r in rows], dtype=torch.float64)
     g = gspo_surrogate(
-        list(new.unsqueeze(1)), list(old.unsqueeze(1)), adv, clip_low=clip, clip_high=clip
+        list(new.unsqueeze(1)), list(old.unsqueeze(1)), adv, eps_low=clip, eps_high=clip
     )
-    r = grpo_surrogate(new, old, adv, clip_eps=clip)
+    r = grpo_surrogate(new, old, adv, eps_low=clip, eps_high=clip)
     assert torch.allclose(g, r, rtol=1e-12, atol=1e-12)

@@ -155,7 +155,7 @@ def test_ppo_surrogate_matches_verl(eps):
     old = -torch.rand(5, 7, generator=gen, dtype=torch.float64) * 3
     new = old + (torch.rand(5, 7, generator=gen, dtype=torch.float64) * 2.1 - 1.05)
     adv = torch.randn(5, 7, generator=gen, dtype=torch.float64)
-    ours = ppo_surrogate(new, old, adv, mask=mask, clip_eps=eps)
+    ours = ppo_surrogate(new, old, adv, mask=mask, eps_low=eps, eps_high=eps)
     theirs = verl_policy_loss(old, new, adv, mask.to(adv.dtype), eps)
     assert ours.item() == pytest.approx(theirs.item(), rel=1e-12)
 
@@ -164,7 +164,7 @@ def test_ppo_surrogate_gradient_vanishes_past_the_clip_only_in_the_favoured_dire
     logp = torch.log(torch.tensor([1.5, 1.5, 0.5, 0.5])).requires_grad_()
     old = torch.zeros(4)
     adv = torch.tensor([1.0, -1.0, 1.0, -1.0])
-    (g,) = torch.autograd.grad(ppo_surrogate(logp, old, adv, clip_eps=0.2), logp)
+    (g,) = torch.autograd.grad(ppo_surrogate(logp, old, adv, eps_low=0.2, eps_high=0.2), logp)
     # ratio 1.5, A > 0: clipped, no push; ratio 1.5, A < 0: pushed down; ratio 0.5, A > 0: pushed
     # up; ratio 0.5, A < 0: clipped.
     assert g.tolist() == pytest.approx([0.0, 1.5 / 4, -0.5 / 4, 0.0])
@@ -182,8 +182,8 @@ def test_ppo_surrogate_on_policy_is_reinforce():
 
 def test_ppo_surrogate_refuses_bad_input():
     x = torch.zeros(2, 3)
-    with pytest.raises(ValueError, match="clip_eps"):
-        ppo_surrogate(x, x, torch.ones(2), clip_eps=1.0)
+    with pytest.raises(ValueError, match="eps_low"):
+        ppo_surrogate(x, x, torch.ones(2), eps_low=1.0, eps_high=1.0)
     with pytest.raises(ValueError, match="advantages"):
         ppo_surrogate(x, x, torch.ones(4))
     with pytest.raises(ValueError, match="logp_old"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import random
 
 import pytest
@@ -11,7 +13,7 @@ from cispo import cispo_surrogate
 from dapo import dapo_surrogate
 from grpo import grpo_surrogate
 from gspo import gspo_surrogate
-from objectives import OBJECTIVES, TRAINER_OBJECTIVES
+from objectives import OBJECTIVES, TRAINER_EPS, TRAINER_OBJECTIVES
 from rl_reasoner import (
     LOSSES,
     RLConfig,
@@ -67,32 +69,83 @@ def _batch(seed=0, n=6, t=5):
 def test_objective_switch_is_one_table_row_per_objective():
     assert tuple(LOSSES) == TRAINER_OBJECTIVES == (*OBJECTIVES, "reinforce")
     cfg = RLConfig(objective="dr_grpo")
-    assert LOSSES["dr_grpo"].hyper(cfg) == {"clip_eps": 0.2, "max_len": cfg.dr_grpo_max_len}
+    assert LOSSES["dr_grpo"].hyper(cfg) == {
+        "eps_low": 0.2, "eps_high": 0.2, "max_len": cfg.dr_grpo_max_len
+    }
 
 
 def test_objective_switch_uses_the_books_losses():
     new, old, adv, mask = _batch()
-    cfg = RLConfig()
+    cfg = {objective: RLConfig(objective=objective) for objective in TRAINER_OBJECTIVES}
+    with pytest.raises(ValueError, match="cfg.objective"):  # its widths are another's
+        policy_loss("gspo", new, old, adv, mask, cfg["grpo"])
     assert torch.allclose(
-        policy_loss("grpo", new, old, adv, mask, cfg),
-        grpo_surrogate(new, old, adv, clip_eps=0.2, mask=mask),
+        policy_loss("grpo", new, old, adv, mask, cfg["grpo"]),
+        grpo_surrogate(new, old, adv, eps_low=0.2, eps_high=0.2, mask=mask),
     )
     ragged_new = [new[i][mask[i]] for i in range(len(new))]
     ragged_old = [old[i][mask[i]] for i in range(len(old))]
     assert torch.allclose(
-        policy_loss("dapo", new, old, adv, mask, cfg),
-        dapo_surrogate(ragged_new, ragged_old, adv, clip_low=0.2, clip_high=0.28),
+        policy_loss("dapo", new, old, adv, mask, cfg["dapo"]),
+        dapo_surrogate(ragged_new, ragged_old, adv, eps_low=0.2, eps_high=0.28),
         atol=1e-6,
     )
-    low, high = cfg.gspo_clip
     assert torch.equal(
-        policy_loss("gspo", new, old, adv, mask, cfg),
-        gspo_surrogate(new, old, adv, mask, clip_low=low, clip_high=high),
+        policy_loss("gspo", new, old, adv, mask, cfg["gspo"]),
+        gspo_surrogate(new, old, adv, mask, eps_low=3e-3, eps_high=4e-3),
     )
     assert torch.allclose(
-        policy_loss("cispo", new, old, adv, mask, cfg),
-        cispo_surrogate(new, old, adv, mask, eps_high=cfg.cispo_eps_high),
+        policy_loss("cispo", new, old, adv, mask, cfg["cispo"]),
+        cispo_surrogate(new, old, adv, mask, eps_low=None, eps_high=0.28),
     )
+
+
+def test_config_is_frozen_and_takes_each_objectives_trust_region():
+    cfg = RLConfig()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.lr = 1.0  # type: ignore[misc]
+    for objective in TRAINER_OBJECTIVES:
+        got = RLConfig(objective=objective)
+        assert (got.eps_low, got.eps_high) == TRAINER_EPS[objective], objective
+    assert (RLConfig(objective="dapo", eps_high=0.3).eps_low, RLConfig(eps_low=0.1).eps_high) == (
+        0.2, 0.2)
+    with pytest.raises(ValueError, match="eps_low"):
+        RLConfig(eps_low=1.0)
+    with pytest.raises(ValueError, match="eps_high"):
+        RLConfig(objective="cispo", eps_high=0.0)
+    with pytest.raises(ValueError, match="reinforce"):
+        RLConfig(objective="reinforce", eps_high=0.2)  # no ratio: a width would do nothing
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+def test_every_loss_takes_minus_inf_in_the_padding(objective):
+    """The five losses treat padding alike: anything there, ``-inf`` included, is ignored.
+
+    A sampler writes ``-inf`` for a token it could not emit and leaves junk past a chain's end;
+    the mask says which positions are real, and each loss zeroes the rest (``zero_padding``)
+    before any arithmetic. So accepting ``-inf`` there is right, not lax: the value and the
+    gradient are those of the same batch with 0 in the padding, and nothing there is read.
+    Refusing it (CISPO did, alone of the five) would make a caller scrub padding that no loss
+    reads. A ``-inf`` at a real token is still refused: that is a broken log-prob.
+    """
+    new, old, adv, mask = _batch(seed=3)
+    row, cfg = LOSSES[objective], RLConfig(objective=objective)
+    zero_new = torch.where(mask, new.detach(), torch.zeros(()))
+    clean = torch.where(mask, old, torch.zeros(()))
+    inf_new = torch.where(mask, new.detach(), torch.tensor(-math.inf)).requires_grad_(True)
+    junk = torch.where(mask, old, torch.tensor(-math.inf))
+    a_new = zero_new.clone().requires_grad_(True)
+    want = row.loss(a_new, clean, adv, mask, **row.hyper(cfg))
+    got = row.loss(inf_new, junk, adv, mask, **row.hyper(cfg))
+    want.backward()
+    got.backward()
+    assert torch.equal(got, want), objective
+    assert torch.equal(inf_new.grad, a_new.grad) and bool(inf_new.grad.isfinite().all())
+    assert bool((inf_new.grad[~mask] == 0).all())
+    at_a_token = new.detach().clone()
+    at_a_token[1, 0] = -math.inf
+    with pytest.raises(ValueError, match="logp_new"):
+        row.loss(at_a_token, old, adv, mask, **row.hyper(cfg))
 
 
 @pytest.mark.parametrize("objective", TRAINER_OBJECTIVES)
@@ -139,17 +192,19 @@ def test_clip_fractions_count_the_units_each_objective_clips():
     old = torch.zeros_like(new)
     adv = torch.tensor([1.0, -1.0], dtype=torch.float64)
     mask = torch.tensor([[True, True, True], [True, True, False]])
-    cfg = RLConfig()
+    def shares(objective):
+        return clip_fractions(objective, new, old, adv, mask, RLConfig(objective=objective))
+
     # GRPO, range [0.8, 1.2]: outside = 1.5, 0.7 | 1.5, 0.7 (4 of 5 tokens); the clip acts on
     # chain 0's 1.5 (A > 0, above) and chain 1's 0.7 (A < 0, below): 2 of 5. Padding never counts.
-    assert clip_fractions("grpo", new, old, adv, mask, cfg) == {"outside": 0.8, "clipped": 0.4}
+    assert shares("grpo") == {"outside": 0.8, "clipped": 0.4}
     # DAPO's Clip-Higher ceiling 1.28 changes nothing here; CISPO truncates weights above 1.28
     # whatever the sign of A: both 1.5s.
-    assert clip_fractions("dapo", new, old, adv, mask, cfg) == {"outside": 0.8, "clipped": 0.4}
-    assert clip_fractions("cispo", new, old, adv, mask, cfg) == {"outside": 0.4, "clipped": 0.4}
+    assert shares("dapo") == {"outside": 0.8, "clipped": 0.4}
+    assert shares("cispo") == {"outside": 0.4, "clipped": 0.4}
     # GSPO counts chains: s_0 = (1.5 * 0.7) ** (1/3) = 1.0164 > 1.004 with A > 0 (clipped);
     # s_1 = (1.5 * 0.7) ** (1/2) = 1.0247, outside but A < 0 (not clipped).
-    assert clip_fractions("gspo", new, old, adv, mask, cfg) == {"outside": 1.0, "clipped": 0.5}
+    assert shares("gspo") == {"outside": 1.0, "clipped": 0.5}
 
 
 @pytest.mark.parametrize("objective", OBJECTIVES)
@@ -170,3 +225,16 @@ def test_a_few_steps_raise_pass_at_1_on_a_fixed_problem_set(objective, tiny_reas
     train_rl(model, cfg, steps=6, seed=0)
     after = evaluate(model, pool, 64, seed=3, ks=(1,))["pass_at_k"][1]
     assert after > before + 0.05, (objective, before, after)
+
+
+def test_the_callbacks_answer_is_checked_where_it_comes_back():
+    """train_rl's hook observes: a value it returns would be dropped, so it is refused."""
+    model = TinyGPT(TinyGPTConfig(n_layer=1, n_embd=16, n_head=2), seed=0)
+    cfg = RLConfig(prompts_per_step=1, group_size=2)
+    seen = []
+    train_rl(model, cfg, steps=1, callback=lambda step, m, row: seen.append(step))
+    assert seen == [1]
+    with pytest.raises(TypeError, match="callback must return None"):
+        train_rl(model, cfg, steps=1, callback=lambda step, m, row: True)
+    with pytest.raises(TypeError, match="callback"):
+        train_rl(model, cfg, steps=1, callback="print")

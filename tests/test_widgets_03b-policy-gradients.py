@@ -73,7 +73,7 @@ def test_js_rejects_bad_input_like_python(js):
                               [0.5, 0.6], [1, 0], 0)["error"]
     assert "rewards" in js.call("policy_gradient_math.js", "exactGradientVariance",
                                 [0.5, 0.5], [1], 0)["error"]
-    assert "clip_low" in js.call("ppo_math.js", "clippedSurrogate", 1.0, 1.0, 0, 0.2)["error"]
+    assert "eps_low" in js.call("ppo_math.js", "clippedSurrogate", 1.0, 1.0, 0, 0.2)["error"]
     assert "lam" in js.call("ppo_math.js", "gae", [1.0], [0.0], 1.0, 1.5)["error"]
     assert "values" in js.call("ppo_math.js", "gae", [1.0, 0.0], [0.0], 1.0, 0.5)["error"]
     with pytest.raises(ValueError, match="probs"):

@@ -234,10 +234,10 @@ def test_training_curves_widget(open_chapter):
     assert executed(STEM).defines["gspo_curve"] == demonstrate_gspo(steps=40, verbose=False)
     drawing = page.svg_signature("gspo-training")
     page.set_input("Training run", "GSPO, clip 3e-4 / 4e-4 (the paper's)")
-    check(demonstrate_gspo(steps=40, verbose=False, clip_low=3e-4, clip_high=4e-4))
+    check(demonstrate_gspo(steps=40, verbose=False, eps_low=3e-4, eps_high=4e-4))
     assert page.svg_signature("gspo-training") != drawing
     page.set_input("Training run", "GRPO, token ratios, clip 0.2")
     check(demonstrate_token_grpo(steps=40, verbose=False))
     page.set_input("Training run", "GSPO, clip 0.2 / 0.2 (GRPO's)")
-    check(demonstrate_gspo(steps=40, verbose=False, clip_low=0.2, clip_high=0.2))
+    check(demonstrate_gspo(steps=40, verbose=False, eps_low=0.2, eps_high=0.2))
     assert page.readout("gspo-training", "clipped") == 0.0

@@ -71,7 +71,7 @@ def test_overlong_penalty_grid(js):
 
 def test_js_rejects_bad_input_like_python(js):
     assert (
-        "clip_high"
+        "eps_high"
         in js.call("dapo_math.js", "clipGradientCoefficient", 1.0, 1.0, 0.2, 1.5)["error"]
     )
     assert "ratio" in js.call("dapo_math.js", "clipGradientCoefficient", 0.0, 1.0)["error"]

@@ -75,7 +75,7 @@ def test_mask_and_weight_match_python(js):
 def test_reflection_gradients_match_python(js):
     got = js.call_many("cispo_math.js", "reflectionGradients", [[TOKENS, e, e] for e in SWEEP])
     for eps, res in zip(SWEEP, got, strict=True):
-        expected = demonstrate_reflection_token(eps_high=eps, clip_eps=eps)
+        expected = demonstrate_reflection_token(eps_high=eps, grpo_eps=eps)
         for key in ("n_fork", "kept_grpo", "kept_cispo"):
             assert res[key] == expected[key], (eps, key)
         for t, e in zip(res["tokens"], expected["tokens"], strict=True):
@@ -84,7 +84,7 @@ def test_reflection_gradients_match_python(js):
             assert t["grad_cispo"] == pytest.approx(e["grad_cispo"], abs=1e-6), (eps, t["label"])
     # DAPO-style asymmetric CISPO ceiling vs GRPO clip: the function takes them separately
     mixed = js.call("cispo_math.js", "reflectionGradients", TOKENS, 0.5, 0.2)
-    expected = demonstrate_reflection_token(eps_high=0.5, clip_eps=0.2)
+    expected = demonstrate_reflection_token(eps_high=0.5, grpo_eps=0.2)
     assert mixed["kept_grpo"] == expected["kept_grpo"] == 0
     for t, e in zip(mixed["tokens"], expected["tokens"], strict=True):
         assert t["grad_cispo"] == pytest.approx(e["grad_cispo"], abs=1e-6)
@@ -97,7 +97,7 @@ def test_js_rejects_bad_input_like_python(js):
         in js.call("cispo_math.js", "cispoGradientCoefficient", 1.0, 1.0, 0.2, 1.0)["error"]
     )
     assert "ratio" in js.call("cispo_math.js", "cispoGradientCoefficient", -1.0, 1.0)["error"]
-    assert "clip_eps" in js.call("cispo_math.js", "reflectionGradients", TOKENS, 0.2, 1.0)["error"]
+    assert "grpo_eps" in js.call("cispo_math.js", "reflectionGradients", TOKENS, 0.2, 1.0)["error"]
 
 
 # ------------------------------------------------------------------ the widgets
@@ -142,7 +142,7 @@ def test_reflection_tokens_widget(open_chapter):
     assert page.data_marks(name) > 16  # two bars per token, the sweep lines
 
     def check(eps):
-        expected = demonstrate_reflection_token(eps_high=eps, clip_eps=eps)
+        expected = demonstrate_reflection_token(eps_high=eps, grpo_eps=eps)
         wait = next(t for t in expected["tokens"] if t["label"] == "Wait")
         assert page.readout(name, "kept-grpo") == expected["kept_grpo"]
         assert page.readout(name, "kept-cispo") == expected["kept_cispo"]

@@ -51,18 +51,18 @@ export function clippedIsWeight(ratios, epsHigh = 0.2, epsLow = null) {
 }
 
 /**
- * Per-token d loss / d log pi for one batch under GRPO (symmetric clip clipEps) and CISPO
+ * Per-token d loss / d log pi for one batch under GRPO (symmetric clip grpoEps) and CISPO
  * (ceiling epsHigh, no floor), both averaged over the N tokens:
- *   GRPO:  -A r M / N   with M = ppoClipMask(r, A, clipEps, clipEps)
+ *   GRPO:  -A r M / N   with M = ppoClipMask(r, A, grpoEps, grpoEps)
  *   CISPO: -A min(r, 1 + epsHigh) / N
  * tokens: [{label, ratio, advantage, is_fork}]. Returns the shape of
  * cispo.demonstrate_reflection_token: {tokens, n_fork, kept_grpo, kept_cispo}.
  */
-export function reflectionGradients(tokens, epsHigh = 0.2, clipEps = 0.2) {
-  requireOpenUnit("clip_eps", clipEps);
+export function reflectionGradients(tokens, epsHigh = 0.2, grpoEps = 0.2) {
+  requireOpenUnit("grpo_eps", grpoEps);
   const ratios = tokens.map((t) => t.ratio);
   const advs = tokens.map((t) => t.advantage);
-  const mask = ppoClipMask(ratios, advs, clipEps, clipEps);
+  const mask = ppoClipMask(ratios, advs, grpoEps, grpoEps);
   const weight = clippedIsWeight(ratios, epsHigh, null);
   const N = tokens.length;
   const out = tokens.map((t, i) => ({

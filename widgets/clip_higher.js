@@ -8,10 +8,10 @@ import {chartWidth} from "./layout.js";
 import {markGroups} from "./a11y.js";
 
 /** DAPO's curve on a fine grid, with the two walls drawn as vertical drops. */
-export function clipHigherCurve(clipLow, clipHigh, rMin = 0.5, rMax = 1.6, steps = 220) {
+export function clipHigherCurve(epsLow, epsHigh, rMin = 0.5, rMax = 1.6, steps = 220) {
   const ratios = new Set();
   for (let k = 0; k <= steps; k++) ratios.add(+(rMin + ((rMax - rMin) * k) / steps).toFixed(6));
-  for (const wall of [1 + clipHigh, 1 - clipLow]) {
+  for (const wall of [1 + epsHigh, 1 - epsLow]) {
     if (wall > rMin && wall < rMax) {
       ratios.add(wall);
       ratios.add(wall + 1e-9);
@@ -20,22 +20,23 @@ export function clipHigherCurve(clipLow, clipHigh, rMin = 0.5, rMax = 1.6, steps
   }
   const grid = [...ratios].sort((a, b) => a - b);
   return grid.flatMap((ratio) => [
-    {ratio, branch: "A = +1", grad: clipGradientCoefficient(ratio, 1, clipLow, clipHigh)},
-    {ratio, branch: "A = -1", grad: clipGradientCoefficient(ratio, -1, clipLow, clipHigh)}
+    {ratio, branch: "A = +1", grad: clipGradientCoefficient(ratio, 1, epsLow, epsHigh)},
+    {ratio, branch: "A = -1", grad: clipGradientCoefficient(ratio, -1, epsLow, epsHigh)}
   ]);
 }
 
-export function clipHigherChart({Plot, html, width}, grpoCurve, {clipHigh, clipLow, ratio, grpoEps = 0.2}) {
-  const dapo = clipHigherCurve(clipLow, clipHigh);
+/** grpoEps: the symmetric width grpoCurve was drawn at, from the chapter's data (dapo_eps). */
+export function clipHigherChart({Plot, html, width}, grpoCurve, {epsHigh, epsLow, ratio, grpoEps}) {
+  const dapo = clipHigherCurve(epsLow, epsHigh);
   const grpo = grpoCurve.flatMap((d) => [
     {ratio: d.ratio, branch: "A = +1", grad: d.grpo_grad},
     {ratio: d.ratio, branch: "A = -1", grad: d.grpo_grad_neg}
   ]);
-  const wall = 1 + clipHigh;
-  const floor = 1 - clipLow;
+  const wall = 1 + epsHigh;
+  const floor = 1 - epsLow;
   const here = {
-    dapoPos: clipGradientCoefficient(ratio, 1, clipLow, clipHigh),
-    dapoNeg: clipGradientCoefficient(ratio, -1, clipLow, clipHigh),
+    dapoPos: clipGradientCoefficient(ratio, 1, epsLow, epsHigh),
+    dapoNeg: clipGradientCoefficient(ratio, -1, epsLow, epsHigh),
     grpoPos: clipGradientCoefficient(ratio, 1, grpoEps, grpoEps),
     grpoNeg: clipGradientCoefficient(ratio, -1, grpoEps, grpoEps)
   };

@@ -11,16 +11,16 @@ import {requireFloat, requireInt, requireOpenUnit, requireProb} from "./checks.j
 // ---------------------------------------------------------------- DAPO: Clip-Higher
 
 /**
- * d term / d log pi for one token of min(r A, clip(r, 1 - clipLow, 1 + clipHigh) A).
+ * d term / d log pi for one token of min(r A, clip(r, 1 - epsLow, 1 + epsHigh) A).
  * Since d r / d log pi = r the live branch gives A r; the clipped branch is a constant, so the
- * gradient is exactly 0 when A > 0 and r > 1 + clipHigh, or A < 0 and r < 1 - clipLow.
+ * gradient is exactly 0 when A > 0 and r > 1 + epsHigh, or A < 0 and r < 1 - epsLow.
  */
-export function clipGradientCoefficient(ratio, adv, clipLow = 0.2, clipHigh = 0.28) {
-  requireOpenUnit("clip_low", clipLow);
-  requireOpenUnit("clip_high", clipHigh);
+export function clipGradientCoefficient(ratio, adv, epsLow = 0.2, epsHigh = 0.28) {
+  requireOpenUnit("eps_low", epsLow);
+  requireOpenUnit("eps_high", epsHigh);
   requireFloat("ratio", ratio, {low: 0, lowOpen: true});
   requireFloat("adv", adv);
-  if ((adv > 0 && ratio > 1 + clipHigh) || (adv < 0 && ratio < 1 - clipLow)) return 0;
+  if ((adv > 0 && ratio > 1 + epsHigh) || (adv < 0 && ratio < 1 - epsLow)) return 0;
   return adv * ratio;
 }
 

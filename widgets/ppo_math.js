@@ -6,13 +6,13 @@
 //   gae                ppo.gae, for one chain with no padding: {advantages, returns}
 import {requireArray, requireFloat, requireOpenUnit, requireProb} from "./checks.js";
 
-/** PPO's pessimistic term min(rho A, clip(rho, 1 - clipLow, 1 + clipHigh) A). */
-export function clippedSurrogate(ratio, advantage, clipLow, clipHigh) {
+/** PPO's pessimistic term min(rho A, clip(rho, 1 - epsLow, 1 + epsHigh) A). */
+export function clippedSurrogate(ratio, advantage, epsLow, epsHigh) {
   requireFloat("ratio", ratio);
   requireFloat("advantages", advantage);
-  requireOpenUnit("clip_low", clipLow);
-  requireOpenUnit("clip_high", clipHigh);
-  const clipped = Math.min(Math.max(ratio, 1 - clipLow), 1 + clipHigh);
+  requireOpenUnit("eps_low", epsLow);
+  requireOpenUnit("eps_high", epsHigh);
+  const clipped = Math.min(Math.max(ratio, 1 - epsLow), 1 + epsHigh);
   return Math.min(ratio * advantage, clipped * advantage);
 }
 

@@ -14,7 +14,7 @@
 // dashed beside the reader's) and a fixed set of held-out problems with their answers. Changing
 // a setting starts a new run from the checkpoint; the problem box only changes the chains shown.
 // rlTrainerView is a pure function of the snapshot and the setup.
-import {answerOf, requireProblem} from "./rl_trainer_math.js";
+import {TRAINER_EPS, answerOf, requireProblem} from "./rl_trainer_math.js";
 import {labelRange, markGroups} from "./a11y.js";
 import {chartWidth} from "./layout.js";
 import {ink} from "./ink.js";
@@ -26,14 +26,15 @@ export const TRAINER_OBJECTIVES = [
 ];
 const LABELS = Object.fromEntries(TRAINER_OBJECTIVES);
 export const CHAINS_SHOWN = 4; // chains before and after, for the reader's problem
-/** The widget's defaults, chosen by measurement (scripts/bench_rl_trainer.py, CONTRIBUTING's
- * trainer section): from this checkpoint in PyTorch, 8 x 16 chains at lr 1e-4 gains ~9 points of
- * held-out pass@1 in 20 steps; 4 x 8 stays flat for 30 (two inner steps as here) and lr 3e-4
- * collapses it. 20 steps at 8 x 16 fit in 3 minutes only where a step takes under 9 s. */
-export const DEFAULTS = Object.freeze({prompts: 8, group: 16, lr: "1e-4"});
+/** The widget's defaults, chosen by measurement (scripts/bench_rl_trainer.py): 4 x 8 chains a step
+ * gains most held-out pass@1 per chain sampled in PyTorch from this checkpoint; lr 3e-4 and 1e-3
+ * collapsed it. A step at 4 x 8 takes a few seconds in a browser, 8 x 16 tens. */
+export const DEFAULTS = Object.freeze({prompts: 4, group: 8, lr: "1e-4"});
 const MAX_CHAINS = 512; // prompts x G a step may sample: the page stays a page
 
 /** The controls, one Inputs.form whose value is the raw settings (checked by trainerConfig). */
+const perMille = (x) => +(x * 1e3).toFixed(1); // GSPO's sliders count in units of 1e-3
+
 export function trainerInputs({Inputs}, {objective = "grpo"} = {}) {
   const dapo = objective === "dapo";
   return Inputs.form({
@@ -41,13 +42,13 @@ export function trainerInputs({Inputs}, {objective = "grpo"} = {}) {
     prompts: labelRange(Inputs.range([1, 32], {step: 1, value: DEFAULTS.prompts, label: "Prompts per step"})),
     group: labelRange(Inputs.range([1, 32], {step: 1, value: DEFAULTS.group, label: "Chains per prompt G"})),
     lr: Inputs.text({label: "Learning rate", value: DEFAULTS.lr}),
-    clipEps: labelRange(Inputs.range([0.05, 0.5], {step: 0.01, value: 0.2, label: "Clip ε"})),
+    clipEps: labelRange(Inputs.range([0.05, 0.5], {step: 0.01, value: TRAINER_EPS.grpo[0], label: "Clip ε"})),
     clipHigher: Inputs.toggle({label: "Clip-higher (DAPO)", value: true}),
-    clipHigh: labelRange(Inputs.range([0.05, 0.5], {step: 0.01, value: 0.28, label: "ε_high of clip-higher"})),
+    clipHigh: labelRange(Inputs.range([0.05, 0.5], {step: 0.01, value: TRAINER_EPS.dapo[1], label: "ε_high of clip-higher"})),
     dynamic: Inputs.toggle({label: "Dynamic sampling (DAPO)", value: dapo}),
-    gspoLow: labelRange(Inputs.range([0.5, 10], {step: 0.5, value: 3, label: "GSPO clip low (×10⁻³)"})),
-    gspoHigh: labelRange(Inputs.range([0.5, 10], {step: 0.5, value: 4, label: "GSPO clip high (×10⁻³)"})),
-    cispoCap: labelRange(Inputs.range([0.05, 0.95], {step: 0.01, value: 0.28, label: "CISPO cap ε_high"})),
+    gspoLow: labelRange(Inputs.range([0.5, 10], {step: 0.5, value: perMille(TRAINER_EPS.gspo[0]), label: "GSPO clip low (×10⁻³)"})),
+    gspoHigh: labelRange(Inputs.range([0.5, 10], {step: 0.5, value: perMille(TRAINER_EPS.gspo[1]), label: "GSPO clip high (×10⁻³)"})),
+    cispoCap: labelRange(Inputs.range([0.05, 0.95], {step: 0.01, value: TRAINER_EPS.cispo[1], label: "CISPO cap ε_high"})),
     beta: labelRange(Inputs.range([0, 0.2], {step: 0.01, value: dapo ? 0 : 0.05, label: "KL leash β"})),
     temperature: labelRange(Inputs.range([0.1, 1.5], {step: 0.1, value: 1, label: "Training temperature"})),
     seed: labelRange(Inputs.range([0, 99], {step: 1, value: 0, label: "Run seed"})),
@@ -88,13 +89,16 @@ export function trainerConfig(s) {
   }
   if (!Number.isInteger(s.seed) || s.seed < 0) errors.push({key: "seed", message: `The seed must be a whole number, got ${s.seed}.`});
   if (!LABELS[s.objective]) errors.push({key: "objective", message: `Unknown objective ${s.objective}.`});
-  const clipEps = s.clipEps;
+  // The chosen objective's trust region, as every loss names it: [eps_low, eps_high].
+  const eps = {
+    grpo: [s.clipEps, s.clipEps], dr_grpo: [s.clipEps, s.clipEps],
+    // Clip-higher off: DAPO's ceiling falls back to the symmetric 1 + ε.
+    dapo: [s.clipEps, s.clipHigher ? s.clipHigh : s.clipEps],
+    gspo: [s.gspoLow * 1e-3, s.gspoHigh * 1e-3], cispo: [null, s.cispoCap], reinforce: [null, null]
+  }[s.objective] ?? [null, null];
   const cfg = {
     objective: s.objective, prompts_per_step: s.prompts, group_size: s.group, lr,
-    beta: s.beta, temperature: s.temperature, inner_steps: 2, clip_eps: clipEps,
-    // Clip-higher off: DAPO's ceiling falls back to the symmetric 1 + ε.
-    clip_high: s.clipHigher ? s.clipHigh : clipEps,
-    gspo_clip: [s.gspoLow * 1e-3, s.gspoHigh * 1e-3], cispo_eps_high: s.cispoCap,
+    beta: s.beta, temperature: s.temperature, inner_steps: 2, eps_low: eps[0], eps_high: eps[1],
     format_weight: 0.1, dynamic_sampling: Boolean(s.dynamic), max_sampling_rounds: 4,
     grad_clip: 1.0, dr_grpo_max_len: 64
   };

@@ -12,7 +12,7 @@
 //     default, an unknown one or a bad value throws an Error naming the field):
 //       objective ("grpo" | "dr_grpo" | "dapo" | "gspo" | "cispo" | "reinforce"),
 //       prompts_per_step, group_size (>= 2), lr (> 0), beta, temperature, inner_steps,
-//       clip_eps, clip_high, gspo_clip [low, high], cispo_eps_high, format_weight,
+//       eps_low, eps_high (null: the objective's, TRAINER_EPS), format_weight,
 //       dynamic_sampling, max_sampling_rounds, grad_clip, dr_grpo_max_len, problem_pool.
 //     trainer.step() -> stats of one RL step (rl_reasoner.rl_step's, snake_case):
 //       {step, reward_mean, accuracy, clip_outside, clip_clipped, len_right, len_wrong, kl,
@@ -26,9 +26,8 @@
 //     trainer.sampleChains(problem, n, {seed, temperature}) -> n completion strings
 //     trainer.reset() back to the checkpoint (weights, AdamW state, step count, seeded draws)
 //     trainer.cfg (the checked config), trainer.model (the policy), trainer.stepCount
+//   heldOutProblems(n, seed) -> n distinct held-out problems (the evaluation set)
 //   validateConfig(cfg) -> the full checked config;  presetConfig(objective, overrides)
-//   (The held-out problems are Python's, arithmetic_task.held_out_problems, handed to the page:
-//   a second list drawn here with mulberry32 would be another set of problems.)
 //   OBJECTIVES, DEFAULT_CONFIG, and the pieces the parity test drives one by one:
 //   grade, formatReward, isHeldOut, randomProblem, advantagesFor, policyLoss (value and
 //   dL/dlogp), klTerm, clipFractions, ratioHistogram, clipGradNorm, createAdamW,
@@ -48,11 +47,20 @@ export const OBJECTIVES = ["grpo", "dr_grpo", "dapo", "gspo", "cispo", "reinforc
 const MAX_CHAINS = 4096; // chains sampled in one step in the browser
 
 /** RLConfig's defaults (code/rl_reasoner.py), field by field. */
+/**
+ * Each objective's trust region [eps_low, eps_high] (objectives.TRAINER_EPS, which the parity
+ * test holds this to): the floor 1 - eps_low, the ceiling 1 + eps_high; null is no wall.
+ */
+export const TRAINER_EPS = Object.freeze({
+  grpo: [0.2, 0.2], dr_grpo: [0.2, 0.2], dapo: [0.2, 0.28], gspo: [3e-3, 4e-3],
+  cispo: [null, 0.28], reinforce: [null, null]
+});
+
 export const DEFAULT_CONFIG = Object.freeze({
   objective: "grpo", prompts_per_step: 16, group_size: 16, temperature: 1.0, lr: 1e-4,
-  beta: 0.05, inner_steps: 2, clip_eps: 0.2, clip_high: 0.28, gspo_clip: [3e-3, 4e-3],
-  cispo_eps_high: 0.28, format_weight: 0.1, dynamic_sampling: false, max_sampling_rounds: 4,
-  grad_clip: 1.0, dr_grpo_max_len: 64, problem_pool: []
+  beta: 0.05, inner_steps: 2, eps_low: null, eps_high: null, format_weight: 0.1,
+  dynamic_sampling: false, max_sampling_rounds: 4, grad_clip: 1.0, dr_grpo_max_len: 64,
+  problem_pool: []
 });
 
 // ---------------------------------------------------------------- the task (arithmetic_task.py)
@@ -143,6 +151,15 @@ export function randomProblem(rand, split = "train") {
   }
 }
 
+/** n distinct held-out problems for a seed, in a fixed order (arithmetic_task.held_out_problems). */
+export function heldOutProblems(n, seed = 0) {
+  requireInt("n", n, {low: 1, high: 10000});
+  requireInt("seed", seed, {low: 0});
+  const rand = mulberry32(seed);
+  const seen = new Set();
+  while (seen.size < n) seen.add(randomProblem(rand, "held_out"));
+  return [...seen];
+}
 
 // ---------------------------------------------------------------- the config (RLConfig)
 
@@ -162,15 +179,21 @@ export function validateConfig(cfg = {}) {
   }
   for (const name of ["lr", "temperature", "grad_clip"]) requireFloat(name, c[name], {low: 0, lowOpen: true});
   for (const name of ["beta", "format_weight"]) requireFloat(name, c[name], {low: 0});
-  for (const name of ["clip_eps", "clip_high", "cispo_eps_high"]) requireOpenUnit(name, c[name]);
-  requireArray("gspo_clip", c.gspo_clip);
-  if (c.gspo_clip.length !== 2) throw new RangeError(`gspo_clip must be [low, high], got ${c.gspo_clip.length} values`);
-  c.gspo_clip.forEach((v) => requireOpenUnit("gspo_clip", v));
+  // RLConfig._resolve_trust_region: null takes the objective's; REINFORCE has no ratio.
+  const [lowDefault, highDefault] = TRAINER_EPS[c.objective];
+  c.eps_low = c.eps_low ?? lowDefault;
+  c.eps_high = c.eps_high ?? highDefault;
+  if (c.objective === "reinforce") {
+    if (c.eps_low !== null || c.eps_high !== null) throw new RangeError("eps_low and eps_high must be null for reinforce (it has no ratio)");
+  } else {
+    if (!(c.objective === "cispo" && c.eps_low === null)) requireOpenUnit("eps_low", c.eps_low);
+    requireOpenUnit("eps_high", c.eps_high);
+  }
   if (typeof c.dynamic_sampling !== "boolean") throw new TypeError(`dynamic_sampling must be a boolean, got ${c.dynamic_sampling}`);
   requireInt("dr_grpo_max_len", c.dr_grpo_max_len, {low: 1, high: 4096});
   requireArray("problem_pool", c.problem_pool);
   c.problem_pool.forEach((p, i) => requireProblem(`problem_pool[${i}]`, p));
-  return {...c, gspo_clip: [...c.gspo_clip], problem_pool: [...c.problem_pool]};
+  return {...c, problem_pool: [...c.problem_pool]};
 }
 
 /** RLConfig.preset: the objective with its paper's companions (DAPO: dynamic sampling, no KL). */
@@ -220,6 +243,9 @@ function clippedTerm(rho, A, lo, hi) {
 function tokenPPO(logpNew, logpOld, A, w, lo, hi) {
   const coef = new Float64Array(logpNew.length);
   let value = 0;
+/** An objective's clip range [eps_low, eps_high] for the statistics; a null wall is never crossed. */
+const walls = (c) => [c.eps_low ?? Infinity, c.eps_high ?? Infinity];
+
   for (let t = 0; t < logpNew.length; t++) {
     const [v, d] = clippedTerm(Math.exp(logpNew[t] - logpOld[t]), A, lo, hi);
     value -= w * v;
@@ -233,31 +259,30 @@ export const LOSSES = {
   // -(1/N) sum_i (1/|o_i|) sum_t min(rho A, clip(rho) A)
   grpo: {
     advantages: groupRelativeAdvantages,
-    term: (n, o, A, x) => tokenPPO(n, o, A, 1 / (x.N * n.length), x.cfg.clip_eps, x.cfg.clip_eps),
-    clip: (c) => [c.clip_eps, c.clip_eps]
+    term: (n, o, A, x) => tokenPPO(n, o, A, 1 / (x.N * n.length), x.cfg.eps_low, x.cfg.eps_high),
+    clip: walls
   },
   // -(1/(N max_len)) sum_i sum_t min(...): a constant normaliser
   dr_grpo: {
     advantages: centeredAdvantages,
-    term: (n, o, A, x) => tokenPPO(n, o, A, 1 / (x.N * x.cfg.dr_grpo_max_len), x.cfg.clip_eps, x.cfg.clip_eps),
-    clip: (c) => [c.clip_eps, c.clip_eps]
+    term: (n, o, A, x) => tokenPPO(n, o, A, 1 / (x.N * x.cfg.dr_grpo_max_len), x.cfg.eps_low, x.cfg.eps_high),
+    clip: walls
   },
   // -(1/M) sum_i sum_t min(...), clip-higher: every token of the batch weighs the same
   dapo: {
     advantages: groupRelativeAdvantages,
-    term: (n, o, A, x) => tokenPPO(n, o, A, 1 / x.M, x.cfg.clip_eps, x.cfg.clip_high),
-    clip: (c) => [c.clip_eps, c.clip_high]
+    term: (n, o, A, x) => tokenPPO(n, o, A, 1 / x.M, x.cfg.eps_low, x.cfg.eps_high),
+    clip: walls
   },
   // -(1/N) sum_i min(s_i A, clip(s_i) A), s_i = exp(mean_t (logpNew - logpOld))
   gspo: {
     advantages: groupRelativeAdvantages,
     term: (n, o, A, x) => {
       const s = sequenceRatio(n, o);
-      const [lo, hi] = x.cfg.gspo_clip;
-      const [v, d] = clippedTerm(s, A, lo, hi);
+      const [v, d] = clippedTerm(s, A, x.cfg.eps_low, x.cfg.eps_high);
       return {value: -v / x.N, coef: new Float64Array(n.length).fill(-d / (x.N * n.length))};
     },
-    clip: (c) => c.gspo_clip
+    clip: walls
   },
   // -(1/M) sum_i sum_t sg(min(rho, 1 + eps_high)) A logpNew
   cispo: {
@@ -266,13 +291,13 @@ export const LOSSES = {
       const coef = new Float64Array(n.length);
       let value = 0;
       for (let t = 0; t < n.length; t++) {
-        const w = Math.min(Math.exp(n[t] - o[t]), 1 + x.cfg.cispo_eps_high);
+        const w = Math.min(Math.exp(n[t] - o[t]), 1 + x.cfg.eps_high);
         value -= (w * A * n[t]) / x.M;
         coef[t] = -(w * A) / x.M;
       }
       return {value, coef};
     },
-    clip: (c) => [Infinity, c.cispo_eps_high]
+    clip: walls
   },
   // -(1/N) sum_i A_i sum_t logpNew (on-policy, no ratio)
   reinforce: {

@@ -43,13 +43,7 @@ function chainsFor(model, problem, n) {
 
 /** The trust region's walls (eps_low, eps_high) as rl_reasoner.LOSSES[...].clip; none for REINFORCE. */
 function clipWalls(cfg) {
-  switch (cfg.objective) {
-    case "dapo": return [cfg.clip_eps, cfg.clip_high];
-    case "gspo": return cfg.gspo_clip;
-    case "cispo": return [null, cfg.cispo_eps_high]; // CISPO truncates the weight from above only
-    case "reinforce": return [null, null];
-    default: return [cfg.clip_eps, cfg.clip_eps];
-  }
+  return [cfg.eps_low, cfg.eps_high]; // the checked config's: null on a side with no wall
 }
 
 function post() {
