@@ -966,7 +966,7 @@ def r1_pass_at_k_curve(finals: dict, model: str) -> tuple[list[int], list[float]
     """A model's benchmark pass@k at k = 1, 2, 4, ... n from its per-problem counts
     (r1_runs.js passAtKCurvesOf; evaluation.mean_pass_at_k is what its meanPassAtK mirrors)."""
     from evaluation import mean_pass_at_k
-    from multipath_reasoner import powers_of_two
+    from tiny_reasoners import powers_of_two
 
     _mapping("finals", finals, [require_str("model", model)])
     n, counts = finals[model]["n"], finals[model]["counts"]

@@ -7,7 +7,7 @@
 Both models on the same held-out problems (the first ``--problems`` of the list each
 checkpoint's greedy accuracy is recorded on), ``--samples`` chains per problem at each
 temperature, every chain graded by ``arithmetic_task.grade``. The statistics are
-``multipath_reasoner.evaluate``'s; the sampling runs on one thread (``--threads``), so the same
+``tiny_reasoners.evaluate``'s; the sampling runs on one thread (``--threads``), so the same
 seed and thread count write the same file, byte for byte. Wall times are recorded with the
 machine's load average: on a shared machine they are pessimistic.
 """
@@ -25,8 +25,8 @@ import torch
 
 from arithmetic_task import held_out_problems
 from data_paths import MULTIPATH_EVAL_PATH, MULTIPATH_PATH, TINY_REASONER_PATH
-from multipath_reasoner import GREEDY_SEED, evaluate
 from tiny_gpt import load_checkpoint
+from tiny_reasoners import GREEDY_SEED, evaluate
 
 
 def main(argv: list[str] | None = None) -> dict:

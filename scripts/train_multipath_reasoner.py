@@ -6,7 +6,7 @@
 Chapter 2's recipe (same architecture, 800 steps of 128 traces, seed 0 for the weights and 1
 for the data, 2 threads), but every trace follows one of three routes, drawn uniformly and
 announced by its first token (``arithmetic_task.ROUTES``); the prompt names no route. The
-logic is ``multipath_reasoner.train_reasoner`` and ``checkpoint_metrics``; this script only
+logic is ``tiny_reasoners.train_reasoner`` and ``checkpoint_metrics``; this script only
 saves, reloads the fp16 file and records what the saved weights measure.
 """
 
@@ -20,8 +20,8 @@ import torch
 
 from arithmetic_task import ROUTES
 from data_paths import MULTIPATH_PATH
-from multipath_reasoner import checkpoint_metrics, train_reasoner
 from tiny_gpt import TinyGPTConfig, load_checkpoint, save_checkpoint
+from tiny_reasoners import checkpoint_metrics, train_reasoner
 
 
 def main(argv: list[str] | None = None) -> dict:

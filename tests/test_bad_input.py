@@ -25,10 +25,10 @@ import evaluation
 import game24
 import grpo
 import gspo
-import multipath_reasoner
 import prm
 import reasoning
 import thinking
+import tiny_reasoners
 import tree_of_thoughts
 from arithmetic_task import NUM_HELD_OUT, held_out_problems
 from rl_reasoner import RLConfig, advantages_for
@@ -351,25 +351,25 @@ def _routed(problem, n):
     ("call", "name"),
     [
         # Before: a count given as text or as a bool was read as a number, an infinite n gave NaN.
-        (lambda: multipath_reasoner.error_correlation(["3"], 4), "wrong"),
-        (lambda: multipath_reasoner.error_correlation([True, False], 4), "wrong"),
-        (lambda: multipath_reasoner.error_correlation([2], INF), "n"),
+        (lambda: tiny_reasoners.error_correlation(["3"], 4), "wrong"),
+        (lambda: tiny_reasoners.error_correlation([True, False], 4), "wrong"),
+        (lambda: tiny_reasoners.error_correlation([2], INF), "n"),
         # Before: wrong chains on a route with no chains gave a "correlation" of -1.5.
         (
-            lambda: multipath_reasoner.route_error_correlation([{"left": 3}], [{"signs": 5}]),
+            lambda: tiny_reasoners.route_error_correlation([{"left": 3}], [{"signs": 5}]),
             "wrong",
         ),
         # Before: ZeroDivisionError.
-        (lambda: multipath_reasoner.route_error_correlation([{}], [{}]), "count"),
+        (lambda: tiny_reasoners.route_error_correlation([{}], [{}]), "count"),
         # Before: a negative count gave a chance of 16.0; an int answer counted the right one
         # among the wrong ones (0.67 instead of None).
-        (lambda: multipath_reasoner.wrong_agreement({"9": -3, "8": 5}, "10"), "counts"),
-        (lambda: multipath_reasoner.wrong_agreement({"10": 5, "9": 1}, 10), "correct"),
+        (lambda: tiny_reasoners.wrong_agreement({"9": -3, "8": 5}, "10"), "counts"),
+        (lambda: tiny_reasoners.wrong_agreement({"10": 5, "9": 1}, 10), "correct"),
         # Before: uneven chain counts (per-sample accuracy above 1) or one chain per problem
         # failed deep inside with a message about "wrong"; a k above n or a chain that is not
         # text failed in pass_at_k / extract_answer, naming their arguments.
         (
-            lambda: multipath_reasoner.summarize_chains(
+            lambda: tiny_reasoners.summarize_chains(
                 ["7+5-3", "2+2+2"],
                 [_routed("7+5-3", 2), _routed("2+2+2", 4)],
                 [1],
@@ -379,19 +379,19 @@ def _routed(problem, n):
             "chains",
         ),
         (
-            lambda: multipath_reasoner.summarize_chains(
+            lambda: tiny_reasoners.summarize_chains(
                 ["7+5-3"], [_routed("7+5-3", 1)], [1], np.random.default_rng(0), 5
             ),
             "chains",
         ),
         (
-            lambda: multipath_reasoner.summarize_chains(
+            lambda: tiny_reasoners.summarize_chains(
                 ["7+5-3"], [_routed("7+5-3", 2)], [4], np.random.default_rng(0), 5
             ),
             "ks",
         ),
         (
-            lambda: multipath_reasoner.summarize_chains(
+            lambda: tiny_reasoners.summarize_chains(
                 ["7+5-3"], [[1, 2]], [1], np.random.default_rng(0), 5
             ),
             "chains",
@@ -399,16 +399,16 @@ def _routed(problem, n):
         # Before: an empty mapping of models gave an empty record; a model that is not one
         # failed in sample_chains as "model"; a size past the caps failed after the greedy pass
         # as "n"; a progress that cannot be called failed after all the sampling.
-        (lambda: multipath_reasoner.evaluate({}, ["7+5-3"]), "models"),
-        (lambda: multipath_reasoner.evaluate({"m": "gpt"}, ["7+5-3"]), "models"),
+        (lambda: tiny_reasoners.evaluate({}, ["7+5-3"]), "models"),
+        (lambda: tiny_reasoners.evaluate({"m": "gpt"}, ["7+5-3"]), "models"),
         (
-            lambda: multipath_reasoner.evaluate(
+            lambda: tiny_reasoners.evaluate(
                 {"m": TinyGPT(SMALL, seed=0)}, ["7+5-3"], samples=HUGE
             ),
             "samples",
         ),
         (
-            lambda: multipath_reasoner.evaluate(
+            lambda: tiny_reasoners.evaluate(
                 {"m": TinyGPT(SMALL, seed=0)},
                 ["7+5-3"],
                 samples=2,
@@ -420,7 +420,7 @@ def _routed(problem, n):
         ),
         # Before: the second T = 1.0 overwrote the first in the record, silently.
         (
-            lambda: multipath_reasoner.evaluate(
+            lambda: tiny_reasoners.evaluate(
                 {"m": TinyGPT(SMALL, seed=0)},
                 ["7+5-3"],
                 samples=2,
@@ -431,7 +431,7 @@ def _routed(problem, n):
         ),
         # Before: range() refused a step of 0, naming nothing.
         (
-            lambda: multipath_reasoner.greedy_by_route(
+            lambda: tiny_reasoners.greedy_by_route(
                 TinyGPT(SMALL, seed=0), ["7+5-3"], batch_size=0
             ),
             "batch_size",
@@ -439,19 +439,19 @@ def _routed(problem, n):
         # Before: config=0 trained the default (full-size) model; a warm-up given as text
         # failed in min(); a route given as a string was read one letter at a time.
         (
-            lambda: multipath_reasoner.train_reasoner(0, steps=2, batch_size=4, config=0),
+            lambda: tiny_reasoners.train_reasoner(0, steps=2, batch_size=4, config=0),
             "config",
         ),
         (
-            lambda: multipath_reasoner.train_reasoner(
+            lambda: tiny_reasoners.train_reasoner(
                 0, steps=2, batch_size=4, warmup="10", config=SMALL
             ),
             "warmup",
         ),
         # Before: KeyError.
-        (lambda: multipath_reasoner.vote_curve_rows({}), "record"),
+        (lambda: tiny_reasoners.vote_curve_rows({}), "record"),
         (
-            lambda: multipath_reasoner.comparison_rows(
+            lambda: tiny_reasoners.comparison_rows(
                 {"ks": [4], "models": {"m": {"greedy": {"value": 0.5}}}}
             ),
             "record",
@@ -466,14 +466,14 @@ def test_multipath_reasoner_refuses_bad_input(call, name):
 def test_train_reasoner_refuses_a_string_of_routes():
     # Before: ValueError for "l", the string's first letter, instead of a TypeError.
     with pytest.raises(TypeError, match="routes must be a sequence"):
-        multipath_reasoner.train_reasoner(0, "left", steps=2, batch_size=4, config=SMALL)
+        tiny_reasoners.train_reasoner(0, "left", steps=2, batch_size=4, config=SMALL)
 
 
 def test_comparison_rows_refuses_a_bare_temperature(multipath_record):
     # Before: TypeError "argument of type 'float' is not iterable", naming nothing.
     with pytest.raises(TypeError, match="temperatures must be a sequence"):
-        multipath_reasoner.comparison_rows(multipath_record, temperatures=0.7)
-    assert multipath_reasoner.comparison_rows(multipath_record, temperatures=[0.7])
+        tiny_reasoners.comparison_rows(multipath_record, temperatures=0.7)
+    assert tiny_reasoners.comparison_rows(multipath_record, temperatures=[0.7])
 
 
 # ------------------------------------------------------------ loaders that check only the outline

@@ -112,14 +112,14 @@ def test_read_json_names_a_broken_file(tmp_path):
 
 
 def _loaders():
-    import multipath_reasoner
     import reasoning
+    import tiny_reasoners
 
     return {
         "vote_sims": (reasoning.load_vote_sims, data_paths.VOTE_SIMS_PATH),
-        "tiny_reasoner_eval": (multipath_reasoner.load_tiny_reasoner_eval,
+        "tiny_reasoner_eval": (tiny_reasoners.load_tiny_reasoner_eval,
                                data_paths.TINY_REASONER_EVAL_PATH),
-        "multipath_eval": (multipath_reasoner.load_multipath_eval, data_paths.MULTIPATH_EVAL_PATH),
+        "multipath_eval": (tiny_reasoners.load_multipath_eval, data_paths.MULTIPATH_EVAL_PATH),
     }
 
 
@@ -156,11 +156,11 @@ def test_a_loader_names_the_file_and_the_field(loader, change, field, tmp_path):
 
 
 def test_the_checkpoint_loaders_read_the_shipped_models():
-    import multipath_reasoner
+    import tiny_reasoners
     from r1_pipeline import load_cold_start
 
-    for load, path in ((multipath_reasoner.load_tiny_reasoner, data_paths.TINY_REASONER_PATH),
-                       (multipath_reasoner.load_multipath_reasoner, data_paths.MULTIPATH_PATH),
+    for load, path in ((tiny_reasoners.load_tiny_reasoner, data_paths.TINY_REASONER_PATH),
+                       (tiny_reasoners.load_multipath_reasoner, data_paths.MULTIPATH_PATH),
                        (load_cold_start, data_paths.R1_COLD_START_PATH)):
         model, meta = load()
         assert meta["sha256"] == json.loads(path.read_text())["sha256"]

@@ -1,6 +1,6 @@
 // One route or three: the vote curve of the single-path and the multi-path tiny reasoner.
 //
-// The data are data/multipath_eval.json as multipath_reasoner.vote_curve_rows reshapes it (the
+// The data are data/multipath_eval.json as tiny_reasoners.vote_curve_rows reshapes it (the
 // chapter ojs_defines them): for each model and temperature, cons@k for k = 1, 2, 4, ..., 128
 // with its 95% bootstrap interval, the greedy accuracy, and the error correlation of two chains
 // of one problem. Nothing is recomputed here: the widget only draws the recorded numbers.

@@ -1,4 +1,4 @@
-"""multipath_reasoner: the statistics on hand-made chains, a short training run, and the shipped
+"""tiny_reasoners: the statistics on hand-made chains, a short training run, and the shipped
 multi-path checkpoint and evaluation."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import torch
 
 from arithmetic_task import ROUTES, answer_of, held_out_problems, write_route_chain
 from data_paths import MULTIPATH_EVAL_PATH, MULTIPATH_PATH
-from multipath_reasoner import (
+from tiny_gpt import TinyGPTConfig, count_parameters, load_checkpoint, sample_chains
+from tiny_reasoners import (
     comparison_rows,
     error_correlation,
     evaluate,
@@ -25,7 +26,6 @@ from multipath_reasoner import (
     vote_curve_rows,
     wrong_agreement,
 )
-from tiny_gpt import TinyGPTConfig, count_parameters, load_checkpoint, sample_chains
 
 SMALL = TinyGPTConfig(n_layer=1, n_embd=16, n_head=2)
 
