@@ -169,3 +169,99 @@ def test_a_worker_that_dies_is_reported_and_reset_revives_it(js):
     dead = [s for s in seen if s["status"] == "dead"]
     assert dead and "worker stopped" in dead[0]["message"]
     assert seen[-1]["status"] == "ready" and seen[-1]["step"] == 0  # Reset: a new worker
+
+
+# Where the reader meets the trainer: each chapter with its objective pre-selected (the GRPO
+# chapter also offers REINFORCE), on the whole page as Quarto lays it out, on a phone, dark.
+CHAPTER_OBJECTIVES = [
+    ("04-grpo", "GRPO"),
+    ("04-grpo", "REINFORCE (group-mean baseline)"),
+    ("05-dr-grpo", "Dr. GRPO"),
+    ("06-gspo", "GSPO"),
+    ("07-dapo", "DAPO"),
+    ("08-cispo", "CISPO"),
+]
+PHONE = 400
+
+
+@pytest.fixture(scope="module")
+def dark_phone(browser, server):
+    """dark_phone(stem) -> the chapter's whole page, 400 px wide, dressed in the dark theme."""
+    from booktools.harness.browser import ChapterPage
+    from booktools.harness.theme import dress_page
+    from conftest import executed
+
+    pages, contexts = {}, []
+
+    def _open(stem: str):
+        if stem not in pages:
+            context = browser.new_context(viewport={"width": PHONE, "height": 1200})
+            contexts.append(context)
+            page = context.new_page()
+            dress_page(page, "dark")
+            pages[stem] = ChapterPage(page, executed(stem), server, full=True)
+        return pages[stem]
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
+@pytest.mark.parametrize("stem, objective", CHAPTER_OBJECTIVES)
+def test_the_trainer_steps_in_its_chapter_on_a_dark_phone(dark_phone, stem, objective):
+    """One step of each objective in its chapter at 400 px, dark: no console error, every
+    readout finite, nothing drawn wider than the screen."""
+    page = dark_phone(stem)
+    page.set_input("Objective to train", objective)
+    page.set_input("Prompts per step", 2)
+    page.set_input("Chains per prompt G", 4)
+    wait_state(page, step=0)
+    page.click_button("Step")
+    wait_state(page, step=1)
+    values = readouts(page)
+    for key in ("reward", "accuracy", "kl", "ms-per-step"):
+        assert math.isfinite(float(values[key])), (objective, key, values[key])
+    widest = page.widget(NAME).evaluate(
+        "w => Math.max(w.getBoundingClientRect().right,"
+        " ...[...w.querySelectorAll('svg')].map(s => s.getBoundingClientRect().right))"
+    )
+    assert widest <= PHONE, f"the trainer reaches {widest:.0f} px on a {PHONE} px screen"
+    page.assert_clean()
+
+
+def test_the_samplers_log_probs_are_pytorchs(js):
+    """The chains the trainer samples (WebAssembly products, float32) carry the log-probs that
+    tiny_gpt.completion_logprobs gives the same tokens: the old log-probs of every ratio."""
+    import torch
+
+    from arithmetic_task import VOCAB, held_out_problems
+    from data_paths import R1_COLD_START_PATH
+    from tiny_gpt import Samples, completion_logprobs, load_checkpoint
+
+    problems = held_out_problems(12, 0)
+    chains = js.page.evaluate(
+        """async ([origin, problems]) => {
+             const F = await import(origin + "/widgets/tiny_gpt_forward.js");
+             const R = await import(origin + "/widgets/rl_trainer_math.js");
+             const model = await F.loadTinyGPT(origin + "/data/r1_cold_start.json");
+             return R.sampleGroups(model, problems, 4, 1, F.mulberry32(1));
+           }""",
+        [js.origin, problems],
+    )
+    model, _ = load_checkpoint(R1_COLD_START_PATH)
+    pad = VOCAB.index("_")  # an input-only symbol: no chain holds it
+    width = max(len(c["tokens"]) for c in chains)
+    tokens = torch.full((len(chains), width), pad, dtype=torch.long)
+    for i, c in enumerate(chains):
+        tokens[i, : len(c["tokens"])] = torch.tensor(c["tokens"])
+    samples = Samples([f"{c['problem']}=" for c in chains], [c["text"] for c in chains], tokens,
+                      torch.zeros(tokens.shape), tokens != pad,
+                      torch.tensor([c["finished"] for c in chains]))
+    with torch.no_grad():
+        want = completion_logprobs(model, samples)
+    worst = max(
+        float((torch.tensor(c["logp"], dtype=torch.float64) - want[i, : len(c["logp"])].double())
+              .abs().max())
+        for i, c in enumerate(chains)
+    )
+    assert sum(len(c["logp"]) for c in chains) > 500 and worst < 1e-4, worst

@@ -26,8 +26,9 @@
 //     trainer.sampleChains(problem, n, {seed, temperature}) -> n completion strings
 //     trainer.reset() back to the checkpoint (weights, AdamW state, step count, seeded draws)
 //     trainer.cfg (the checked config), trainer.model (the policy), trainer.stepCount
-//   heldOutProblems(n, seed) -> n distinct held-out problems (the evaluation set)
 //   validateConfig(cfg) -> the full checked config;  presetConfig(objective, overrides)
+//   (The held-out problems are Python's, arithmetic_task.held_out_problems, handed to the page:
+//   a second list drawn here with mulberry32 would be another set of problems.)
 //   OBJECTIVES, DEFAULT_CONFIG, and the pieces the parity test drives one by one:
 //   grade, formatReward, isHeldOut, randomProblem, advantagesFor, policyLoss (value and
 //   dL/dlogp), klTerm, clipFractions, ratioHistogram, clipGradNorm, createAdamW,
@@ -46,7 +47,6 @@ import {copyCacheRow, encodePrompt, extractAnswer, forwardRows, mulberry32, newC
 export const OBJECTIVES = ["grpo", "dr_grpo", "dapo", "gspo", "cispo", "reinforce"];
 const MAX_CHAINS = 4096; // chains sampled in one step in the browser
 
-/** RLConfig's defaults (code/rl_reasoner.py), field by field. */
 /**
  * Each objective's trust region [eps_low, eps_high] (objectives.TRAINER_EPS, which the parity
  * test holds this to): the floor 1 - eps_low, the ceiling 1 + eps_high; null is no wall.
@@ -56,6 +56,7 @@ export const TRAINER_EPS = Object.freeze({
   cispo: [null, 0.28], reinforce: [null, null]
 });
 
+/** RLConfig's defaults (code/rl_reasoner.py), field by field. */
 export const DEFAULT_CONFIG = Object.freeze({
   objective: "grpo", prompts_per_step: 16, group_size: 16, temperature: 1.0, lr: 1e-4,
   beta: 0.05, inner_steps: 2, eps_low: null, eps_high: null, format_weight: 0.1,
@@ -151,15 +152,6 @@ export function randomProblem(rand, split = "train") {
   }
 }
 
-/** n distinct held-out problems for a seed, in a fixed order (arithmetic_task.held_out_problems). */
-export function heldOutProblems(n, seed = 0) {
-  requireInt("n", n, {low: 1, high: 10000});
-  requireInt("seed", seed, {low: 0});
-  const rand = mulberry32(seed);
-  const seen = new Set();
-  while (seen.size < n) seen.add(randomProblem(rand, "held_out"));
-  return [...seen];
-}
 
 // ---------------------------------------------------------------- the config (RLConfig)
 
@@ -243,9 +235,6 @@ function clippedTerm(rho, A, lo, hi) {
 function tokenPPO(logpNew, logpOld, A, w, lo, hi) {
   const coef = new Float64Array(logpNew.length);
   let value = 0;
-/** An objective's clip range [eps_low, eps_high] for the statistics; a null wall is never crossed. */
-const walls = (c) => [c.eps_low ?? Infinity, c.eps_high ?? Infinity];
-
   for (let t = 0; t < logpNew.length; t++) {
     const [v, d] = clippedTerm(Math.exp(logpNew[t] - logpOld[t]), A, lo, hi);
     value -= w * v;
@@ -253,6 +242,9 @@ const walls = (c) => [c.eps_low ?? Infinity, c.eps_high ?? Infinity];
   }
   return {value, coef};
 }
+
+/** An objective's clip range [eps_low, eps_high] for the statistics; a null wall is never crossed. */
+const walls = (c) => [c.eps_low ?? Infinity, c.eps_high ?? Infinity];
 
 /** The objective switch (rl_reasoner.LOSSES): advantages, the loss's chain term, its clip range. */
 export const LOSSES = {
