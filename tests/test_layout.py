@@ -169,3 +169,42 @@ def test_charts_are_drawn_at_their_own_size(open_chapter, stem, width):
 def test_full_page_runs_clean(open_chapter, stem):
     """The OJS cells run on the full page too (same payload, same runner, Quarto's layout)."""
     open_chapter(stem, width=400, full=True).assert_clean()
+
+
+# Every control in the text column, scrolled into view one by one: the element at the middle of
+# its box must be the control itself (or inside it, or the <label> that wraps it). Another
+# element there (the page's prev/next chapter links laid over the column, a margin block, a
+# sticky bar) would take the reader's tap instead.
+COVERED_JS = """() => {
+  const out = [];
+  const controls = document.querySelectorAll(
+    'main input, main select, main button, main textarea, main a[href]');
+  for (const el of controls) {
+    const r0 = el.getBoundingClientRect();
+    if (r0.width === 0 || r0.height === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+    el.scrollIntoView({block: 'center', inline: 'nearest'});
+    const r = el.getClientRects()[0];
+    const x = r.left + Math.min(r.width / 2, 8), y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) continue;
+    const hit = document.elementFromPoint(x, y);
+    if (hit === null || hit === el || el.contains(hit) || hit.contains(el)) continue;
+    if (hit.closest('label') && hit.closest('label').contains(el)) continue;
+    if (el.labels && [...el.labels].some((l) => l.contains(hit))) continue;
+    const name = (el.getAttribute('aria-label') || el.textContent || el.name || el.type || '')
+      .trim().replace(/\\s+/g, ' ').slice(0, 40);
+    const cls = typeof hit.className === 'string' ? hit.className.split(' ')[0] : '';
+    out.push(`<${el.tagName.toLowerCase()}> "${name}" is covered by <${hit.tagName.toLowerCase()}`
+      + `${cls ? '.' + cls : ''}> "${(hit.textContent || '').trim().slice(0, 40)}"`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_control_takes_its_own_taps(open_chapter, stem, width):
+    """Nothing lies over a slider, button, menu or link of the chapter (Quarto's page rows put
+    the prev/next links below the chapter, never on top of it)."""
+    page = open_chapter(stem, width=width, full=True).page
+    covered = page.evaluate(COVERED_JS)
+    assert not covered, f"{stem} at {width} px:\n  " + "\n  ".join(covered[:12])

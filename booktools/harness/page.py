@@ -96,12 +96,28 @@ body { margin: 0; }
       [screen-end];
   }
   #quarto-sidebar, #quarto-margin-sidebar { display: none; }
+  nav[role=doc-toc] { display: none; }  /* the table of contents, and the code-links in it */
 }
 .page-columns > * { grid-column: body-content-start / body-content-end; }
 #quarto-content { padding: 0; }
-body.floating .sidebar.sidebar-navigation { grid-column: page-start / body-start; grid-row: 1; }
-.sidebar.margin-sidebar { grid-column: body-end / page-end; grid-row: 1; }
-.page-columns .content { grid-column: body-content-start / body-content-end; grid-row: 1; }
+/* Quarto's page rows: the chapter fills [content-top, content-bottom], the prev/next links sit in
+   the row below it, and both sidebars span the two. */
+.page-rows-contents {
+  grid-template-rows: [content-top] minmax(max-content, 1fr) [content-bottom]
+                      minmax(60px, max-content) [page-bottom];
+}
+body.floating .sidebar.sidebar-navigation {
+  grid-column: page-start / body-start; grid-row: content-top / page-bottom;
+}
+.sidebar.margin-sidebar { grid-column: body-end / page-end; grid-row: content-top / page-bottom; }
+.page-columns .content {
+  grid-column: body-content-start / body-content-end; grid-row: content-top / content-bottom;
+  align-content: flex-start;
+}
+.page-navigation { display: flex; justify-content: space-between; }
+.page-columns .page-navigation {
+  grid-column: body-content-start / body-content-end; grid-row: content-bottom / page-bottom;
+}
 pre { background-color: initial; padding: initial; border: initial; }
 code { white-space: pre; }
 p code:not(.sourceCode), dd code:not(.sourceCode) { white-space: pre-wrap; }
