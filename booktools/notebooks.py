@@ -92,11 +92,13 @@ SETUP = (
 
 
 def ojs_note(stem: str) -> str:
-    """The markdown that stands in for an {ojs} cell whose figure has no Plotly twin yet."""
+    """The markdown that stands in for an {ojs} cell with no Plotly twin: the widgets that run a
+    model in the reader's browser (the RL trainer, the tiny reasoner's live sampler), which
+    tests/test_figures.py holds to be the only ones."""
     return (
-        f"> **Figure on the page.** This interactive figure is Observable JavaScript and runs only "
-        f"in the book's web page for this chapter (`chapters/{stem}.html`), where you can drag "
-        "its inputs."
+        f"> **Interactive on the page only.** This widget runs a model in your browser: it is "
+        f"Observable JavaScript in the book's web page for this chapter (`chapters/{stem}.html`), "
+        "so the notebook cannot show it. Open the page to run it."
     )
 
 

@@ -8,6 +8,7 @@ its maths mirrors), at every stop of the twin's slider.
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from collections import Counter
@@ -499,3 +500,373 @@ def test_reflection_tokens_twin() -> None:
             assert list(bars.y) == names
             assert list(bars.x) == [-n * t[f"grad_{m}"] for t in res["tokens"]]
             assert bars.visible == (eps == 0.2)
+
+
+def _fixed(fig) -> list:
+    """The traces drawn the same at every slider stop."""
+    return [t for t in fig.data if (t.meta or {}).get("stop", "none") is None]
+
+
+def _step_layout(fig, stop: int) -> dict:
+    return fig.layout.sliders[0]["steps"][stop]["args"][1]
+
+
+def test_grpo_step_twin_grades_the_first_g_answers_at_every_stop() -> None:
+    import torch
+
+    from grpo import group_relative_advantages
+
+    fig = figures.grpo_step_figure(group_size=4, right=["o1", "o2", "o4"])
+    assert _stops(fig) == [str(g) for g in range(2, 9)]
+    for stop, g in enumerate(range(2, 9)):
+        rewards = [1 if i in (0, 1, 3) else 0 for i in range(g)]
+        adv = group_relative_advantages(torch.tensor(rewards, dtype=torch.float64)).tolist()
+        for r, name in [(1, "right (r = 1)"), (0, "wrong (r = 0)")]:
+            bars = _trace(fig, name, stop)
+            mine = [i for i in range(g) if rewards[i] == r]
+            assert _xy(bars) == ([i + 1 for i in mine], [adv[i] for i in mine])
+            assert bars.visible == (g == 4)
+        ticks = _step_layout(fig, stop)["xaxis.ticktext"]
+        assert ticks == [f"o{i + 1}<br>r = {rewards[i]}" for i in range(g)]
+    # G = 2 with o1 and o2 right: a tied group, every advantage exactly 0
+    assert list(_trace(fig, "right (r = 1)", 0).y) == [0.0, 0.0]
+    assert list(fig.layout.xaxis.ticktext) == ["o1<br>r = 1", "o2<br>r = 1", "o3<br>r = 0",
+                                               "o4<br>r = 1"]
+
+
+def test_length_push_twin() -> None:
+    from dr_grpo import per_token_push
+
+    d = _defines("05-dr-grpo")
+    demo, labels = d["length_bias"], d["objective_labels"]
+    fig = figures.length_push_figure(demo, labels, right_length=40, wrong_length=400,
+                                     max_len=1000)
+    stops = [int(s) for s in _stops(fig)]
+    assert stops == [*range(1, 10), *range(10, 1001, 10)]
+    grpo, dr = labels["grpo"], labels["dr_grpo"]
+    lengths = figures.push_lengths(1000)
+    assert lengths[:4] == [1, 2, 3, 4] and lengths[-1] <= 1000 < math.ceil(lengths[-1] * 1.15)
+    for name, key in [(grpo, "grpo"), (dr, "dr_grpo")]:
+        curve = _trace(fig, name)
+        assert curve.meta["stop"] is None and list(curve.x) == lengths
+        assert list(curve.y) == [abs(per_token_push([n, 1000], [1, -1], 1000)[0][key])
+                                 for n in lengths]
+        dots = _trace(fig, f"{name}: demonstrate_length_bias")
+        assert _xy(dots) == ([r["length"] for r in demo],
+                             [abs(r[f"{key}_incorrect"]) for r in demo])
+    for stop, wrong in enumerate(stops):
+        recs = per_token_push([40, wrong], [1, -1], 1000)
+        for name, key in [(grpo, "grpo"), (dr, "dr_grpo")]:
+            pts = _trace(fig, f"{name}: right (○) and wrong (×) answer", stop)
+            assert _xy(pts) == ([40, wrong], [abs(r[key]) for r in recs])
+            bars = _trace(fig, f"{name}: push summed over the response", stop)
+            assert list(bars.y) == [r[f"{key}_total"] for r in recs]
+            assert pts.visible == bars.visible == (wrong == 400)
+
+
+def test_difficulty_weight_twin() -> None:
+    from dr_grpo import difficulty_weight
+
+    d = _defines("05-dr-grpo")
+    labels = d["objective_labels"]
+    fig = figures.difficulty_weight_figure(d["dw_table"], labels, p=0.9)
+    ps = [float(s) for s in _stops(fig)]
+    assert ps == [k / 100 for k in range(1, 100)]
+    curve = _trace(fig, labels["grpo"])
+    assert list(curve.y) == [difficulty_weight(p, 1e-2) for p in curve.x] and list(curve.x) == ps
+    assert set(_trace(fig, labels["dr_grpo"]).y) == {1.0}
+    assert _xy(_trace(fig, "printed above")) == ([r["p"] for r in d["dw_table"]],
+                                                  [r["weight"] for r in d["dw_table"]])
+    for stop, p in enumerate(ps):
+        dots = _trace(fig, f"{labels['grpo']} and {labels['dr_grpo']} at p = {p:.2f}", stop)
+        assert _xy(dots) == ([p, p], [difficulty_weight(p, 1e-2), 1.0])
+        assert dots.visible == (p == 0.9)
+
+
+def test_clip_higher_twin() -> None:
+    from dapo import clip_gradient_coefficient
+
+    curve = _defines("07-dapo")["grpo_clip_curve"]
+    fig = figures.clip_higher_figure(curve, eps_high=0.28, eps_low=0.2, ratio=1.25)
+    highs = [float(s) for s in _stops(fig)]
+    assert len(highs) == 46 and highs[0] == 0.1 and highs[-1] == 0.55
+    assert list(_trace(fig, "GRPO at r = 1.25").y) == [0.0, -1.25]
+    for stop, high in enumerate(highs):
+        for adv, branch in [(1, "A = +1"), (-1, "A = -1")]:
+            line = _trace(fig, f"DAPO ({branch})", stop)
+            assert list(line.y) == [clip_gradient_coefficient(x, adv, 0.2, high) for x in line.x]
+            assert len(line.x) >= 221 and {1 + high, 0.8}.issubset(set(line.x))
+        for key, branch in [("grpo_grad", "A = +1"), ("grpo_grad_neg", "A = -1")]:
+            assert _xy(_trace(fig, f"GRPO, ε = 0.2 ({branch})", stop)) == (
+                [r["ratio"] for r in curve], [r[key] for r in curve])
+        dots = _trace(fig, "DAPO at r = 1.25", stop)
+        assert list(dots.y) == [clip_gradient_coefficient(1.25, a, 0.2, high) for a in (1, -1)]
+        assert _trace(fig, f"wall 1+ε_high = {1 + high:.2f}", stop).x[0] == 1 + high
+        assert dots.visible == (high == 0.28)
+
+
+def test_token_level_twin() -> None:
+    from dapo import demonstrate_token_level
+
+    tok = _defines("07-dapo")["tok_data"]
+    fig = figures.token_level_figure(tok, length=32)
+    assert _stops(fig) == [str(n) for n in range(1, 65)]
+    first = [r["length"] for r in tok[:-1]]
+    for stop, n in enumerate(range(1, 65)):
+        rows = demonstrate_token_level([*first, n], verbose=False)
+        for name, key in [("sample-level (GRPO)", "sample"), ("token-level (DAPO)", "token")]:
+            total = _trace(fig, name, stop)
+            assert list(total.y) == [r[f"{key}_weight"] for r in rows]
+            assert list(_trace(fig, f"{name}, one token", stop).y) == [
+                r[f"{key}_per_token"] for r in rows]
+            assert total.visible == (n == 32)
+        assert _step_layout(fig, stop)["xaxis.ticktext"][-1] == f"response 4<br>{n} tok"
+
+
+def test_cispo_cliff_twin_moves_the_dots_along_fixed_curves() -> None:
+    from cispo import cispo_gradient_coefficient
+    from dapo import clip_gradient_coefficient
+
+    fig = figures.cispo_cliff_figure(ratio=1.6, eps_high=0.2)
+    ratios = [float(s) for s in _stops(fig)]
+    assert len(ratios) == 251 and ratios[0] == 0.5 and ratios[-1] == 3.0
+    grpo, cispo = "GRPO (clip the update)", "CISPO (clip the weight)"
+    g, c = _trace(fig, grpo), _trace(fig, cispo)
+    assert g.meta["stop"] is None and c.meta["stop"] is None
+    assert list(g.y) == [clip_gradient_coefficient(x, 1.0, 0.2, 0.2) for x in g.x]
+    assert list(c.y) == [cispo_gradient_coefficient(x, 1.0, 0.2) for x in c.x]
+    assert 1.2 in g.x and 1.2 + 1e-9 in g.x and len(g.x) == 252
+    for stop, r in enumerate(ratios):
+        dots = _trace(fig, f"GRPO and CISPO at r = {r:.2f}", stop)
+        assert _xy(dots) == ([r, r], [clip_gradient_coefficient(r, 1.0, 0.2, 0.2),
+                                      cispo_gradient_coefficient(r, 1.0, 0.2)])
+        assert dots.visible == (r == 1.6)
+    steps = fig.layout.sliders[0]["steps"]
+    assert all(s["args"][0]["visible"][:len(_fixed(fig))] == [True] * len(_fixed(fig))
+               for s in steps)
+
+
+def test_search_tree_twin_draws_every_recorded_state_at_every_beam() -> None:
+    import json
+
+    doc = json.loads((ROOT / "data" / "search_trees.json").read_text(encoding="utf-8"))
+    fig = figures.search_tree_figure(puzzle="4 9 10 13", beam=3, error=0.5, shown=3)
+    beams = sorted(t["beam"] for t in doc["trees"]
+                   if t["puzzle"] == "4 9 10 13" and t["error"] == 0.5)
+    assert _stops(fig) == [str(b) for b in beams] and beams == list(range(1, 9))
+    kinds = ["pruned", "winnable but judged hopeless", "kept in the beam",
+             "kept, though judged hopeless", "on the winning derivation (hollow: judged hopeless)",
+             "the winning derivation's 24"]
+    for stop, b in enumerate(beams):
+        tree = next(t for t in doc["trees"] if t["puzzle"] == "4 9 10 13" and t["beam"] == b
+                    and t["error"] == 0.5)
+        rows = [(d + 1, r) for d, level in enumerate(tree["levels"]) for r in level]
+        drawn = {k: list(_trace(fig, k, stop).hovertext) for k in kinds}
+        # every recorded state is drawn once (the puzzle too), in the class its row says; the
+        # orange ring is drawn over the dot of a winnable state the judge gave up on
+        assert sum(len(v) for k, v in drawn.items()
+                   if k != "winnable but judged hopeless") == len(rows) + 1
+        expect = {k: [] for k in kinds}
+        for d, (_, expr, state, score, kept, on_path, winnable) in rows:
+            text = f"{expr} → {state}"
+            if not kept:
+                expect["pruned"].append(text)
+            if d < 3 and winnable and not score > 0:
+                expect["winnable but judged hopeless"].append(text)
+            if kept and d < 3:
+                kind = ("on the winning derivation (hollow: judged hopeless)" if on_path
+                        else "kept in the beam" if score > 0 else "kept, though judged hopeless")
+                expect[kind].append(text)
+            if d == 3 and on_path:
+                expect["the winning derivation's 24"].append(text)
+        root = ("on the winning derivation (hollow: judged hopeless)" if tree["solution"]
+                else "kept in the beam")
+        expect[root].append("4 9 10 13")
+        assert {k: sorted(v) for k, v in drawn.items()} == {k: sorted(v) for k, v in expect.items()}
+        star = _trace(fig, "the winning derivation's 24", stop)
+        assert len(star.x) == (1 if tree["solution"] else 0)
+        assert star.visible == (b == 3)
+        edges = _trace(fig, "path edges", stop)
+        assert list(edges.x).count(None) == (3 if tree["solution"] else 0)
+        assert str([len(level) for level in tree["levels"]][0]) in _step_layout(
+            fig, stop)["title.text"]
+
+
+def test_crux_chain_twin_judges_every_step_of_every_chain() -> None:
+    from prm import first_error_index, orm_score, step_rewards
+
+    chains = _defines("10-process-reward-models")["crux_chains"]
+    fig = figures.crux_chain_figure(chains, chain=0)
+    assert _stops(fig) == [c["name"] for c in chains]
+    for stop, chain in enumerate(chains):
+        steps = chain["steps"]
+        rewards, orm = step_rewards(steps), orm_score(steps, 24)
+        prm_cells = {v: [y for x, y in zip(_trace(fig, v, stop).x, _trace(fig, v, stop).y,
+                                           strict=True) if x == 1]
+                     for v in ["valid", "invalid", "not read"]}
+        assert prm_cells["valid"] == [t + 1 for t, r in enumerate(rewards) if r]
+        assert prm_cells["invalid"] == [t + 1 for t, r in enumerate(rewards) if not r]
+        assert prm_cells["not read"] == []
+        orm_cells = {v: [y for x, y in zip(_trace(fig, v, stop).x, _trace(fig, v, stop).y,
+                                           strict=True) if x == 2]
+                     for v in ["valid", "invalid", "not read"]}
+        assert orm_cells["not read"] == list(range(1, len(steps)))
+        assert orm_cells["valid" if orm else "invalid"] == [len(steps)]
+        first = first_error_index(steps)
+        assert list(_trace(fig, "first error", stop).y) == ([] if first is None else [first + 1])
+        assert _step_layout(fig, stop)["yaxis.ticktext"] == [
+            f"{t + 1}. {s.strip()}" for t, s in enumerate(steps)]
+        assert _trace(fig, "valid", stop).visible == (stop == 0)
+    assert any(first_error_index(c["steps"]) is not None for c in chains)
+
+
+def test_prm_aggregation_twin() -> None:
+    from prm import AGGREGATIONS, prm_score
+
+    examples = _defines("10-process-reward-models")["agg_examples"]
+    fig = figures.prm_aggregation_figure(examples, example=1, agg="min")
+    assert _stops(fig) == [e["name"] for e in examples]
+    for stop, ex in enumerate(examples):
+        for ok, name in [(1, "valid step"), (0, "invalid step")]:
+            bars = _trace(fig, name, stop)
+            mine = [t for t, r in enumerate(ex["rewards"]) if bool(r) == bool(ok)]
+            assert (list(bars.x), list(bars.y)) == ([ex["scores"][t] for t in mine],
+                                                    [t + 1 for t in mine])
+        chosen = prm_score(ex["scores"], "min")
+        assert list(_trace(fig, f"min = {chosen:.3f}", stop).x) == [chosen, chosen]
+        scores = _trace(fig, "solution score", stop)
+        assert list(scores.x) == [prm_score(ex["scores"], a) for a in AGGREGATIONS]
+        assert list(scores.x) == pytest.approx([ex[a] for a in AGGREGATIONS], abs=5e-5)
+        assert scores.visible == (stop == 1)
+
+
+def test_rerank_twin_moves_the_points_along_pythons_curves() -> None:
+    d = _defines("10-process-reward-models")
+    demo, ceiling = d["rerank_demo"], d["rerank_ceiling"]
+    fig = figures.rerank_figure(demo, ceiling, n=8)
+    ns = demo["curves"]["n"]
+    assert _stops(fig) == [str(n) for n in ns]
+    names = [("prm", "PRM (every step)"), ("orm", "ORM (final answer)"),
+             ("majority", "majority vote")]
+    for key, name in names:
+        assert _xy(_trace(fig, name)) == (ns, demo["curves"][key])
+    line = _trace(fig, f"right-answer candidates that are valid: {ceiling:.3f}")
+    assert list(line.y) == [ceiling, ceiling]
+    for stop, n in enumerate(ns):
+        dots = _trace(fig, f"at N = {n}", stop)
+        assert _xy(dots) == ([n] * 3, [demo["curves"][k][stop] for k, _ in names])
+        assert dots.visible == (n == 8)
+
+
+def test_r1_pipeline_twin_shows_each_stages_card() -> None:
+    stages = _defines("11-r1-pipeline")["r1_stages"]
+    fig = figures.r1_pipeline_figure(stages, stage="rl_grpo_s0")
+    assert _stops(fig) == [s["title"] for s in stages]
+    boxes = _trace(fig, "stages")
+    assert _xy(boxes) == ([s["col"] for s in stages], [-s["row"] for s in stages])
+    arrows = {((a.ax, a.ay), (a.x, a.y)) for a in fig.layout.annotations if a.showarrow}
+    by = {s["id"]: (s["col"], -s["row"]) for s in stages}
+    assert arrows == {(by[f], by[s["id"]]) for s in stages for f in s["from"]}
+    for stop, s in enumerate(stages):
+        card = _trace(fig, f"card: {s['title']}", stop)
+        labels, values = card.cells.values
+        assert list(labels) == [s["what"], *[n[0] for n in s["numbers"]]]
+        assert list(values)[1:] == [f"{v:.0f}" if v >= 100 else f"{v:.3f}"
+                                    if isinstance(v, (int, float)) else str(v)
+                                    for _, v, _ in s["numbers"]]
+        chosen = _trace(fig, f"chosen: {s['title']}", stop)
+        assert _xy(chosen) == ([s["col"]], [-s["row"]])
+        assert chosen.visible == (s["id"] == "rl_grpo_s0")
+
+
+def test_baseline_variance_twin() -> None:
+    from policy_gradient import exact_gradient_variance
+
+    d = _defines("03b-policy-gradients")
+    probs, rewards = d["bv_probs"], d["bv_rewards"]
+    fig = figures.baseline_variance_figure(probs, rewards, baseline=0.0)
+    bs = [float(s) for s in _stops(fig)]
+    assert bs == [round(-1 + 0.01 * i, 2) for i in range(301)]
+    curve = _trace(fig, "variance of the estimate")
+    assert len(curve.x) == 201 and curve.x[0] == min(rewards) - 1
+    assert list(curve.y) == [exact_gradient_variance(probs, rewards, b)["variance"]
+                             for b in curve.x]
+    none = exact_gradient_variance(probs, rewards, 0.0)
+    assert _xy(_trace(fig, "best b")) == ([none["best_baseline"]], [none["best_variance"]])
+    assert list(_trace(fig, "no baseline").y) == [none["variance"]]
+    assert list(_trace(fig, "mean reward").x) == [none["mean_reward"]]
+    for stop, b in enumerate(bs):
+        here = exact_gradient_variance(probs, rewards, b)["variance"]
+        dot = _trace(fig, f"b = {b:.2f}: variance {here:.4f} "
+                          f"({here / none['variance']:.3f}× none)", stop)
+        assert (dot.x[-1], dot.y[-1]) == (b, here) and dot.visible == (b == 0.0)
+
+
+@pytest.mark.parametrize(("sign", "advantage"), [("positive", 1), ("negative", -1)])
+def test_ppo_clip_twin(sign: str, advantage: int) -> None:
+    def objective(r: float, a: float, e: float) -> float:  # min(rho A, clip(rho) A)
+        return min(r * a, min(max(r, 1 - e), 1 + e) * a)
+
+    ratio = 1.37 if advantage > 0 else 0.7
+    fig = figures.ppo_clip_figure(eps=0.2, sign=sign, ratio=ratio)
+    eps = [float(s) for s in _stops(fig)]
+    assert eps == [round(0.05 + 0.01 * i, 2) for i in range(46)]
+    assert list(_trace(fig, "ρ·A (unclipped)").y) == [0.01 * k * advantage for k in range(201)]
+    for stop, e in enumerate(eps):
+        line = _trace(fig, "objective (the min)", stop)
+        assert list(line.y) == pytest.approx([objective(r, advantage, e) for r in line.x],
+                                             abs=1e-15)
+        flat = _trace(fig, "flat: no gradient", stop)
+        assert sorted(set(flat.x)) == ([1 + e, 2.0] if advantage > 0 else [0.0, 1 - e])
+        clipped = ratio * advantage > min(max(ratio, 1 - e), 1 + e) * advantage
+        value = objective(ratio, advantage, e)
+        dot = _trace(fig, f"ρ = {ratio:.2f}: objective {value:.3f}, slope "
+                          f"{0 if clipped else advantage}", stop)
+        assert list(dot.y) == pytest.approx([value], abs=1e-15)
+        assert dot.visible == (e == 0.2)
+
+
+def test_gae_twin() -> None:
+    import torch
+
+    from ppo import gae
+
+    d = _defines("03b-policy-gradients")
+    chain, curve = d["gae_chain"], d["gae_dial"]
+    fig = figures.gae_figure(chain, curve, lam=0.9)
+    lams = [float(s) for s in _stops(fig)]
+    assert lams == [round(0.1 * i, 1) for i in range(11)]
+    assert _xy(_trace(fig, "bias²")) == ([r["lam"] for r in curve],
+                                         [r["bias"] ** 2 for r in curve])
+    assert _xy(_trace(fig, "variance")) == ([r["lam"] for r in curve],
+                                            [r["variance"] for r in curve])
+    rewards = torch.tensor([chain["rewards"]], dtype=torch.float64)
+    values = torch.tensor([chain["values"]], dtype=torch.float64)
+    for stop, lam in enumerate(lams):
+        adv = gae(rewards, values, 1.0, lam)[0][0].tolist()
+        for good, name in [(True, "good token"), (False, "bad token")]:
+            bars = _trace(fig, name, stop)
+            mine = [t for t, g in enumerate(chain["good"]) if g == good]
+            assert _xy(bars) == ([t + 1 for t in mine], [adv[t] for t in mine])
+            assert bars.visible == (lam == 0.9)
+        near = min(curve, key=lambda r: abs(r["lam"] - lam))
+        rule = _trace(fig, f"measured at λ = {near['lam']:.2f}: bias {near['bias']:.3f}, "
+                           f"variance {near['variance']:.3f}", stop)
+        assert list(rule.x) == [near["lam"]] * 2
+
+
+# The widgets that run a model in the reader's browser: the notebook keeps a note for them
+# (booktools.notebooks.ojs_note says so), every other widget has a twin.
+RUNS_A_MODEL = ("../widgets/rl_trainer.js", "../widgets/tiny_reasoner.js")
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_widget_but_those_running_a_model_names_its_twin(stem: str) -> None:
+    from booktools.qmd import scan, split_front_matter
+
+    lines = (ROOT / "chapters" / f"{stem}.qmd").read_text(encoding="utf-8").splitlines()
+    for span in scan(lines, split_front_matter(lines)[1]):
+        if span.kind == "cell" and span.lang == "ojs" and figure_call(span.source) is None:
+            assert any(w in span.source for w in RUNS_A_MODEL), (
+                f"{stem}: the {{ojs}} cell at line {span.start + 1} names no Plotly twin "
+                "(`// notebook: figures.name(...)`) and runs no model in the browser")
