@@ -272,8 +272,11 @@ def execute(job: Job, *inputs: Output) -> Output:
         raise TypeError(f"inputs must be the Outputs of the job's {len(job.deps)} dependencies")
     torch.set_num_threads(job.cpus)
     output = job.fn(job.name, *job.args, *inputs)
+    # The hook's return value is what the store saves under the job's name: check it here.
     if not isinstance(output, Output) or output.name != job.name:
-        raise TypeError(f"job {job.name} must return its Output, got {output!r:.80}")
+        raise TypeError(
+            f"fn of job {job.name!r} must return an Output named {job.name!r}, got {output!r:.80}"
+        )
     return output
 
 
@@ -313,6 +316,13 @@ def run_alone(
         store.save(output)
         log(f"done  {name}")
     return failed
+
+
+def pending(jobs: Mapping[str, Job], store: Store, selected: Iterable[str]) -> list[str]:
+    """The jobs a run of ``selected`` would compute: those not yet recorded, with every
+    unrecorded job they need, in dependency order."""
+    _check_graph(jobs, store)
+    return _closure(jobs, store, selected, log=lambda line: None)
 
 
 def _closure(

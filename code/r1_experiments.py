@@ -1,4 +1,4 @@
-"""Chapter 12's recorded experiments as a job graph: the settings, the jobs, their dependencies.
+"""Chapter 12's recorded experiments as jobs: the settings, the jobs, their dependencies.
 
 The jobs form the R1 pipeline (`r1_pipeline`) and the objective comparison (`rl_reasoner`):
 
@@ -6,21 +6,26 @@ The jobs form the R1 pipeline (`r1_pipeline`) and the objective comparison (`rl_
       │                 └─ rl_grpo_s0 ─► rs (rejection sampling) ─► stage3 ─► stage4_s0
       └────► zero_s<seed>  (R1-Zero: RL straight from the base)
     base2 ─► distill (SFT on rs's verified teacher chains)      vs  student_rl_s<seed>
-    budget  (accuracy vs thinking budget, chapter 2's reasoner and the RL-trained one)
+    budget  (accuracy vs thinking budget: chapter 2's reasoner, `tiny_reasoner`, and two others)
+    every job above ─► r1_runs (data/r1_runs.json and the cold-start model data/r1_cold_start.*)
+    tiny_reasoner ─► r1_exercise3 (chapter 12's exercise 3, data/r1_exercise3.json)
 
 A job is a pure function of its settings and of its dependencies' outputs: it receives them as
 arguments (never reads another job's files), and returns an `Output` -- its record (settings,
 per-step statistics, held-out evaluations, wall and CPU seconds) and, when it trains a model,
-the checkpoint's bytes. `job_graph.run_graph` schedules the jobs (on Ray) and stores the outputs;
-`scripts/run_r1.py` is the command line. Every job runs on one thread and is seeded, so the same
-machine reproduces its record bit for bit however the graph is scheduled. Held-out evaluations
-all use the same problems (`held_out_problems(eval_problems, seed=eval_seed)`) and sampling seed,
-at temperature 1.
+the checkpoint's bytes. `graph` lists the jobs whose records data/r1_runs.json gathers; the
+whole graph of data/, these jobs included, is `data_jobs.graph`, which `job_graph` schedules
+(on Ray) and `scripts/make_data.py` runs. Every job runs on one thread and is seeded, so the
+same machine reproduces its record bit for bit however the graph is scheduled. Held-out
+evaluations all use the same problems (`held_out_problems(eval_problems, seed=eval_seed)`) and
+sampling seed, at temperature 1.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import platform
 import random
 import tempfile
 import time
@@ -37,11 +42,10 @@ from checks import (
     require_seed,
     require_str,
 )
+from data_paths import R1_COLD_START_PATH, R1_EXERCISE3_PATH, R1_RUNS_PATH
 from job_graph import Job, Output
 from objectives import OBJECTIVES
 
-ROOT = Path(__file__).resolve().parents[1]
-CH2_MODEL = ROOT / "data" / "tiny_reasoner.json"  # chapter 2's reasoner, shipped in data/
 RERUN_OBJECTIVES = ("grpo", "gspo")  # whose seed-0 job the graph runs twice (see graph())
 
 
@@ -381,19 +385,16 @@ def job_rejection(name: str, s: Settings, teacher: Output) -> Output:
     return Output(name, record)
 
 
-def job_budget(name: str, s: Settings, *models: Output) -> Output:
+def job_budget(name: str, s: Settings, ch2: Output, *models: Output) -> Output:
     """Accuracy against the thinking budget (cut and extend), for chapter 2's and others' models."""
     from budget import accuracy_vs_budget
-    from tiny_gpt import load_checkpoint
 
-    _require_job(name, s, **{f"models[{i}]": m for i, m in enumerate(models)})
+    _require_job(name, s, ch2=ch2, **{f"models[{i}]": m for i, m in enumerate(models)})
     held = _held_out(s)
     rows = []
     names = ["ch2", *(m.name for m in models)]
     with _Clock() as clock:
-        for model_name, model in zip(
-            names, [load_checkpoint(CH2_MODEL)[0], *map(model_of, models)], strict=True
-        ):
+        for model_name, model in zip(names, map(model_of, (ch2, *models)), strict=True):
             for mode in ("cut", "extend"):
                 for row in accuracy_vs_budget(model, held, list(s.budgets), mode=mode):
                     rows.append({"model": model_name, **row})
@@ -401,96 +402,137 @@ def job_budget(name: str, s: Settings, *models: Output) -> Output:
     return Output(name, record)
 
 
-def job_script(
-    name: str, script: str, out: str, options: tuple, dep_options: tuple, *inputs: Output
-) -> Output:
-    """A data file made by one of scripts/ (the tiny reasoners' training and evaluation).
-
-    The script runs in a fresh interpreter with ``--out`` in a scratch folder and, for each
-    dependency, the option in ``dep_options`` (e.g. ``--checkpoint``) on that dependency's
-    checkpoint; the files it writes become the job's files, which ``scripts/run_r1.py`` copies
-    into data/.
-    """
-    import subprocess
-    import sys
-
-    require_choice("script", script, [v[0] for v in SCRIPT_JOBS.values()])
-    require_plain_name("name", name)
-    require_plain_name("out", out)
-    if not out.endswith(".json"):
-        raise ValueError(f"out must be a .json file name, got {out!r:.80}")
-    if not isinstance(options, tuple) or not all(isinstance(o, str) for o in options):
-        raise TypeError(f"options must be a tuple of strings, got {options!r:.80}")
-    if not all(isinstance(dep, Output) for dep in inputs):
-        raise TypeError("inputs must be the dependencies' Outputs")
-    for dep in inputs:  # each is unpacked into <tmp>/<dep.name>/<file>
-        require_plain_name("inputs' name", dep.name)
-        for file_name in dep.files:
-            require_plain_name(f"{dep.name}'s file name", file_name)
-    if not isinstance(dep_options, tuple) or len(dep_options) != len(inputs):
-        raise ValueError(f"dep_options must give one option per dependency ({len(inputs)})")
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "out"
-        folder.mkdir()
-        command = [sys.executable, str(ROOT / "scripts" / script), "--out", str(folder / out)]
-        for option, dep in zip(dep_options, inputs, strict=True):
-            (Path(tmp) / dep.name).mkdir()
-            for file_name, data in dep.files.items():
-                (Path(tmp) / dep.name / file_name).write_bytes(data)
-            (json_name,) = [n for n in dep.files if n.endswith(".json")]
-            command += [option, str(Path(tmp) / dep.name / json_name)]
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "code")}
-        with _Clock() as clock:
-            done = subprocess.run(
-                [*command, *options], env=env, capture_output=True, text=True, check=False
-            )
-        if done.returncode != 0:
-            raise RuntimeError(f"{script} failed ({done.returncode}): {done.stderr[-2000:]}")
-        files = {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
-    record = {
-        "kind": "script",
-        "script": script,
-        "options": list(options),
-        "inputs": [dep.name for dep in inputs],
-        "files": sorted(files),
-        "stdout": done.stdout.splitlines()[-5:],
-        "timing": clock.record(),
-    }
-    return Output(name, record, files)
-
-
-# The recorded files of data/ that scripts make, as jobs: name -> (script, file, options,
-# dependencies as (option, job) pairs, CPUs). The options are those the shipped files were
-# recorded with (thread counts included: they decide the bits).
-SCRIPT_JOBS = {
-    "tiny_reasoner": ("train_tiny_reasoner.py", "tiny_reasoner.json", ("--threads", "2"), (), 2),
-    "tiny_reasoner_eval": (
-        "eval_tiny_reasoner.py",
-        "tiny_reasoner_eval.json",
-        ("--threads", "2"),
-        (("--checkpoint", "tiny_reasoner"),),
-        2,
-    ),
-    "multipath_reasoner": (
-        "train_multipath_reasoner.py",
-        "tiny_reasoner_multipath.json",
-        ("--threads", "2"),
-        (),
-        2,
-    ),
-    "multipath_eval": (
-        "eval_multipath.py",
-        "multipath_eval.json",
-        ("--threads", "1"),
-        (("--single", "tiny_reasoner"), ("--multi", "multipath_reasoner")),
-        1,
-    ),
-    "r1_exercise3": ("run_r1_exercise.py", "r1_exercise3.json", (), (), 2),
+# Chapter 12's exercise 3: a few RL steps on eight training problems, from chapter 2's reasoner.
+EXERCISE3 = {
+    "objective": "dr_grpo",
+    "problems": 8,
+    "problem_seed": 21,
+    "steps": 4,
+    "group_size": 8,
+    "lr": 3e-4,
+    "train_seed": 0,
+    "eval_samples": 32,
+    "eval_seed": 3,
+    "threads": 2,  # as the chapter ran it before the record existed: the thread count decides bits
 }
 
 
+def job_exercise3(name: str, ch2: Output) -> Output:
+    """Exercise 3: Dr. GRPO on eight problems alone, pass@1 on them before and after.
+
+    Chapter 2's reasoner trains for four steps (8 chains a problem, learning rate 3e-4);
+    pass@1 on the eight problems is measured with 32 seeded samples each. The record is
+    data/r1_exercise3.json.
+    """
+    from arithmetic_task import random_problem
+    from r1_pipeline import evaluate
+    from rl_reasoner import RLConfig, train_rl
+
+    require_str("name", name)
+    if not isinstance(ch2, Output):
+        raise TypeError(f"ch2 must be the tiny_reasoner job's Output, got {type(ch2).__name__}")
+    e = EXERCISE3
+    model = model_of(ch2)
+    pool_rng = random.Random(e["problem_seed"])
+    pool = tuple(random_problem(pool_rng, "train") for _ in range(e["problems"]))
+    start = time.perf_counter()
+    before = evaluate(model, pool, e["eval_samples"], seed=e["eval_seed"], ks=(1,))
+    cfg = RLConfig.preset(
+        e["objective"],
+        prompts_per_step=e["problems"],
+        group_size=e["group_size"],
+        lr=e["lr"],
+        problem_pool=pool,
+    )
+    steps = train_rl(model, cfg, steps=e["steps"], seed=e["train_seed"])
+    after = evaluate(model, pool, e["eval_samples"], seed=e["eval_seed"], ks=(1,))
+    record = {
+        "settings": e,
+        "problems": list(pool),
+        "pass_at_1_before": before["pass_at_k"][1],
+        "pass_at_1_after": after["pass_at_k"][1],
+        "counts_before": list(before["counts"]),
+        "counts_after": list(after["counts"]),
+        "train_steps": steps,
+        "wall_seconds": round(time.perf_counter() - start, 1),
+        "machine": {"python": platform.python_version(), "torch": torch.__version__},
+    }
+    text = json.dumps(record, indent=1) + "\n"
+    return Output(name, {"kind": "data"}, {R1_EXERCISE3_PATH.name: text.encode()})
+
+
+# ---------------------------------------------------------------------------------------------
+# The gathering job: every R1 record into data/r1_runs.json, the cold-start model beside it
+# ---------------------------------------------------------------------------------------------
+
+
+def _round(x, digits: int = 4):
+    """Round floats for a compact file; NaN (no chain of that kind in a batch) becomes null."""
+    if isinstance(x, float):
+        return None if x != x else round(x, digits)
+    if isinstance(x, dict):
+        return {k: _round(v, digits) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_round(v, digits) for v in x]
+    return x
+
+
+def settings_record(s: Settings) -> dict:
+    """The settings block of data/r1_runs.json."""
+    if not isinstance(s, Settings):
+        raise TypeError(f"s must be a Settings, got {type(s).__name__}")
+    return {
+        "rl_steps": s.rl_steps,
+        "eval_every": s.eval_every,
+        "curve_samples": s.curve_samples,
+        "final_samples": {str(k): v for k, v in s.final_samples.items()},
+        "eval_problems": s.eval_problems,
+        "eval_seed": s.eval_seed,
+        "cold_start": s.cold_start,
+        "rejection": s.rejection,
+        "sft_large": s.sft_large,
+        "budgets": list(s.budgets),
+    }
+
+
+def job_r1_runs(name: str, s: Settings, *runs: Output) -> Output:
+    """data/r1_runs.json (every R1 record, by job name) and data/r1_cold_start.{json,bin}.
+
+    Each record is read as JSON gives it back (as from the runs folder), floats rounded to four
+    decimals; the rejection job keeps a sample of 24 chains, a rerun its final summary only.
+    """
+    from tiny_gpt import save_checkpoint
+
+    _require_job(name, s, **{f"runs[{i}]": r for i, r in enumerate(runs)})
+    by_name = {r.name: r for r in runs}
+    if "cold" not in by_name:
+        raise ValueError(f"runs must include the cold job's Output, got {sorted(by_name)[:8]}")
+    records = {}
+    for run_name in sorted(by_name):
+        record = json.loads(json.dumps(by_name[run_name].record))
+        if record["kind"] == "rejection":  # a sample of the kept chains, not all of them
+            record = {**record, "pairs": record["pairs"][:24]}
+        if run_name.startswith("rerun_"):  # compared step by step and by its summary only
+            record = {**record, "final": _summary(record["final"])}
+        records[run_name] = _round(record)
+    doc = {"settings": settings_record(s), "runs": records}
+    files = {R1_RUNS_PATH.name: (json.dumps(doc, separators=(",", ":")) + "\n").encode()}
+    cold = json.loads(json.dumps(by_name["cold"].record))
+    training = {k: cold[k] for k in ("start", "data", "examples", "steps", "batch_size", "lr")}
+    metrics = {"pass_at_1": cold["final"]["pass_at_k"]["1"], "problems": s.eval_problems}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / R1_COLD_START_PATH.name
+        save_checkpoint(model_of(by_name["cold"]), path, metrics=metrics, training=training)
+        files |= {p.name: p.read_bytes() for p in sorted(Path(tmp).iterdir())}
+    return Output(name, {"kind": "data", "records": len(records)}, files)
+
+
 def graph(s: Settings | None = None) -> dict[str, Job]:
-    """Every job of chapter 12's runs, by name, with its dependencies."""
+    """The jobs whose records data/r1_runs.json gathers, by name, with their dependencies.
+
+    `budget` also needs `tiny_reasoner` (chapter 2's reasoner), a job of `data_jobs.graph`,
+    which adds the gathering job `r1_runs` and the rest of data/.
+    """
     s = Settings() if s is None else s
     if not isinstance(s, Settings):
         raise TypeError(f"s must be a Settings or None, got {type(s).__name__}")
@@ -502,7 +544,7 @@ def graph(s: Settings | None = None) -> dict[str, Job]:
         Job("stage3", job_sft, (s, "rs", s.sft_large), ("base4", "rs")),
         Job("stage4_s0", job_rl, (s, "grpo", 0), ("stage3",)),
         Job("distill", job_sft, (s, "rs", s.sft_large), ("base2", "rs")),
-        Job("budget", job_budget, (s,), ("cold", "rl_grpo_s0")),
+        Job("budget", job_budget, (s,), ("tiny_reasoner", "cold", "rl_grpo_s0")),
     ]
     for seed in s.seeds:
         for objective in OBJECTIVES:
@@ -516,7 +558,4 @@ def graph(s: Settings | None = None) -> dict[str, Job]:
     for objective in RERUN_OBJECTIVES:
         name = f"rerun_rl_{objective}_s0"
         jobs.append(Job(name, job_rl, (s, objective, 0), ("cold",)))
-    for name, (script, out, options, deps, cpus) in SCRIPT_JOBS.items():
-        dep_options, dep_names = tuple(o for o, _ in deps), tuple(d for _, d in deps)
-        jobs.append(Job(name, job_script, (script, out, options, dep_options), dep_names, cpus))
     return {job.name: job for job in jobs}

@@ -53,6 +53,7 @@ __all__ = [
     "best_of_n_accuracy",
     "simulate_vote_vs_verifier",
     "load_vote_sims",
+    "vote_sims",
 ]
 
 
@@ -755,3 +756,41 @@ def load_vote_sims(path: Path = VOTE_SIMS_PATH) -> dict:
         require_int(f"{where}.trials", doc[key]["trials"], low=1)
         require_rows(f"{where}.rows", doc[key]["rows"], numbers)
     return doc
+
+
+# The Monte-Carlo dots of chapter 2's two voting widgets (data/vote_sims.json): the widgets draw
+# the exact curves live, these seeded simulations beside them.
+CONDORCET_TRIALS, CONDORCET_NS = 2000, (1, 3, 5, 9, 15, 21, 31, 41)
+VV_TRIALS, VV_NS = 1500, (1, 2, 4, 8, 16, 32, 64)
+
+
+def vote_sims() -> dict:
+    """What ``data/vote_sims.json`` holds: both widgets' simulated points, each seeded.
+
+    * ``condorcet``: :func:`demonstrate_self_consistency` at p = 0.05, 0.10, ..., 0.95 and
+      D = 1, 2, 4, 8 wrong answers, 2000 questions a point, for the voter counts CONDORCET_NS;
+    * ``vote_vs_verifier``: :func:`simulate_vote_vs_verifier` at p = 0.1 ... 0.6 and verifier
+      separation 0, 1, 2, 3, 1500 questions a point, for N = 1 ... 64 samples.
+
+    Every point has its own seed, so the result is the same on every machine.
+    """
+    condorcet = []
+    for i, p in enumerate(np.round(np.arange(0.05, 0.951, 0.05), 2)):
+        for d in (1, 2, 4, 8):
+            acc = demonstrate_self_consistency(
+                p=float(p), num_distractors=d, trials=CONDORCET_TRIALS, seed=1000 + 10 * i + d,
+                ns=CONDORCET_NS, verbose=False,
+            )  # fmt: skip
+            condorcet += [{"p": float(p), "D": d, "n": n, "acc": a} for n, a in acc.items()]
+    vote_vs_verifier = []
+    for p in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6):
+        for sep in (0.0, 1.0, 2.0, 3.0):
+            sim = simulate_vote_vs_verifier(
+                p=p, num_distractors=4, separation=sep, ns=VV_NS, trials=VV_TRIALS,
+                seed=int(100 * p + 10 * sep),
+            )  # fmt: skip
+            vote_vs_verifier += [{"p": p, "separation": sep, **row} for row in sim]
+    return {
+        "condorcet": {"trials": CONDORCET_TRIALS, "rows": condorcet},
+        "vote_vs_verifier": {"trials": VV_TRIALS, "rows": vote_vs_verifier},
+    }

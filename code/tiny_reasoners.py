@@ -7,10 +7,10 @@ vocabulary, steps, batch, learning-rate schedule and seed policy, but each of it
 traces follows one of ``arithmetic_task.ROUTES``, drawn uniformly, and announces it with its
 first token; the prompt never names a route, so the model picks one when it samples.
 
-This module holds what the scripts call (and what a job graph can call as plain functions):
+This module holds what the job graph (``data_jobs``) calls to make both reasoners' files:
 
-* ``train_reasoner(seed, routes=...)`` -> (model, training record): the recipe of
-  ``scripts/train_tiny_reasoner.py``, with the multi-path batches when ``routes`` is given;
+* ``train_reasoner(seed, routes=...)`` -> (model, training record): chapter 2's recipe, with the
+  multi-path batches when ``routes`` is given and the single-path chains when it is None;
 * ``checkpoint_metrics`` -> the metrics a shipped checkpoint records (its greedy accuracy on the
   fixed held-out list, which a test reproduces exactly);
 * ``sample_routed`` / ``greedy_by_route``: chains, and chains with the route forced;
@@ -31,6 +31,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -40,6 +41,7 @@ from arithmetic_task import (
     ROUTE_TOKENS,
     ROUTES,
     answer_of,
+    first_slip,
     grade,
     held_out_problems,
     make_batch,
@@ -51,6 +53,7 @@ from arithmetic_task import (
 )
 from checks import (
     MAX_SEED,
+    require_bool,
     require_callable,
     require_float,
     require_instance,
@@ -72,7 +75,7 @@ from data_paths import (
     read_json,
 )
 from evaluation import MAX_CELLS, MAX_VOTES, bootstrap_interval, cons_at_k_counts, pass_at_k
-from reasoning import extract_answer, majority_vote, vote_distribution
+from reasoning import extract_answer, majority_vote, plurality_vote_prob, vote_distribution
 from tiny_gpt import (
     MAX_ROWS,
     MAX_STEPS,
@@ -98,6 +101,7 @@ __all__ = [
     "load_tiny_reasoner_eval",
     "error_correlation",
     "evaluate",
+    "evaluate_reasoner",
     "greedy_by_route",
     "powers_of_two",
     "route_error_correlation",
@@ -156,7 +160,7 @@ def train_reasoner(
 ) -> tuple[TinyGPT, dict]:
     """Train a tiny reasoner from scratch; return it and its training record.
 
-    The defaults are chapter 2's recipe (``scripts/train_tiny_reasoner.py``): weights seeded
+    The defaults are chapter 2's recipe (``data_jobs``' ``tiny_reasoner`` job): weights seeded
     with ``seed``, data with ``seed + 1``, 800 AdamW steps of 128 traces, 45% of them with one
     slip. ``routes`` chooses the traces: a tuple of ``ROUTES`` gives multi-path traces (route
     uniform over the tuple, announced by the chain's first token), ``None`` the single-path
@@ -198,8 +202,9 @@ def train_reasoner(
     )
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     tail = max(1, min(20, steps // 5))
+    # The single-path record has no "routes" key: it is the shipped data/tiny_reasoner.json's.
     record = {
-        "routes": list(routes) if routes is not None else None,
+        **({"routes": list(routes)} if routes is not None else {}),
         "steps": steps,
         "batch_size": batch_size,
         "lr": lr,
@@ -220,14 +225,15 @@ def train_reasoner(
     return model, record
 
 
-def checkpoint_metrics(model: TinyGPT) -> dict:
-    """The metrics a checkpoint records, in ``scripts/train_tiny_reasoner.py``'s layout.
+def checkpoint_metrics(model: TinyGPT, *, routes: bool = True) -> dict:
+    """The metrics a checkpoint records (both tiny reasoners' shipped files hold these).
 
     Greedy accuracy on the fixed list (500 held-out problems, seed 2024, batches of 512; a
     test reproduces it exactly), per-sample accuracy at T = 0.7 and 1.0 (200 problems x 32),
-    and, for a route-announcing model, the share of greedy chains on each route.
+    and, with ``routes`` (a route-announcing model), the share of greedy chains on each route.
     """
     _require_model("model", model)
+    announced = require_bool("routes", routes)
     greedy_set = held_out_problems(GREEDY_PROBLEMS, seed=GREEDY_SEED)
     greedy_chains = sample_chains(model, greedy_set, 1, 0.0, batch_size=512)
     sampled_set = held_out_problems(SAMPLED_PROBLEMS, seed=SAMPLED_SEED)
@@ -239,14 +245,16 @@ def checkpoint_metrics(model: TinyGPT) -> dict:
         for t in (0.7, 1.0)
     }
     routes = [route_of(cs[0]) for cs in greedy_chains]
+    greedy = {
+        "accuracy": accuracy(greedy_set, greedy_chains),
+        "problems": GREEDY_PROBLEMS,
+        "problem_seed": GREEDY_SEED,
+        "batch_size": 512,
+    }
+    if announced:  # the single-path reasoner's file records no shares
+        greedy["route_share"] = {str(r): routes.count(r) / len(routes) for r in (*ROUTES, None)}
     return {
-        "greedy": {
-            "accuracy": accuracy(greedy_set, greedy_chains),
-            "problems": GREEDY_PROBLEMS,
-            "problem_seed": GREEDY_SEED,
-            "batch_size": 512,
-            "route_share": {str(r): routes.count(r) / len(routes) for r in (*ROUTES, None)},
-        },
+        "greedy": greedy,
         "per_sample": {
             "accuracy": per_sample,
             "problems": SAMPLED_PROBLEMS,
@@ -537,6 +545,40 @@ def _require_num_bootstrap(num_bootstrap: object, num_problems: int) -> int:
     return num_bootstrap
 
 
+class _Scored(NamedTuple):
+    """One problem's chains, scored: what both evaluations read of them."""
+
+    votes: list[str | None]  # each chain's answer (None: unreadable)
+    right: list[bool]  # each chain graded by arithmetic_task.grade
+    counts: dict[str, int]  # the readable answers' tally
+    none: int  # unreadable chains
+    correct: int  # right chains
+    pass_k: dict[int, float]  # pass@k (unbiased) for each k
+    cons_k: dict[int, float]  # cons@k (exact) for each k
+    top_wrong: float | None  # the commonest wrong answer's share of the wrong votes
+
+
+def _score_problem(problem: str, answer: str, chains: Sequence[str], ks: list[int]) -> _Scored:
+    """Grade and tally one problem's n chains; pass@k and cons@k at each k (k <= n)."""
+    n = len(chains)
+    votes = [extract_answer(c) for c in chains]
+    right = [grade(problem, c) == 1.0 for c in chains]
+    counts = vote_distribution(votes)
+    num_none = sum(v is None for v in votes)
+    c = sum(right)
+    wrong = [count for a, count in counts.items() if a != answer]
+    return _Scored(
+        votes,
+        right,
+        counts,
+        num_none,
+        c,
+        {k: pass_at_k(n, c, k) for k in ks},
+        {k: cons_at_k_counts(counts, answer, k, num_none) for k in ks},
+        max(wrong) / sum(wrong) if wrong else None,
+    )
+
+
 def _summarize_chains(
     problems: list[str],
     chains: Sequence[Sequence[str]],
@@ -553,20 +595,14 @@ def _summarize_chains(
     within = {r: [] for r in ROUTES}
     across = {r: [] for r in ROUTES}
     for i, (problem, cs) in enumerate(zip(problems, chains, strict=True)):
-        n = len(cs)
-        votes = [extract_answer(c) for c in cs]
-        right = [grade(problem, c) == 1.0 for c in cs]
-        counts = vote_distribution(votes)
-        num_none = sum(v is None for v in votes)
-        c = sum(right)
+        scored = _score_problem(problem, answers[i], cs, ks)
+        votes, right, counts, num_none = scored.votes, scored.right, scored.counts, scored.none
         for k in ks:
-            pass_k[k][i] = pass_at_k(n, c, k)
-            cons_k[k][i] = cons_at_k_counts(counts, answers[i], k, num_none)
-        correct.append(c)
+            pass_k[k][i], cons_k[k][i] = scored.pass_k[k], scored.cons_k[k]
+        correct.append(scored.correct)
         modal_wrong.append(majority_vote(votes) != answers[i])
-        wrong = [count for answer, count in counts.items() if answer != answers[i]]
-        if wrong:
-            top_wrong.append(max(wrong) / sum(wrong))
+        if scored.top_wrong is not None:
+            top_wrong.append(scored.top_wrong)
         all_counts = dict(counts)
         if num_none:
             all_counts[None] = num_none
@@ -721,6 +757,230 @@ def evaluate(
             if progress is not None:
                 progress(f"{name} T={temperature}: {summary['chains_per_second']} chains/s")
         out["models"][name] = record
+    return out
+
+
+# The single-path reasoner's own evaluation (data/tiny_reasoner_eval.json, chapters 2 and 3).
+EVAL_TEMPERATURES = (0.7, 1.0)
+VOTE_TEMPERATURE, VOTE_MAX_N, SIMULATED_D = 1.0, 41, 4
+
+
+def _curve_rows(
+    temperature: float,
+    metric: str,
+    per_problem: dict[int, np.ndarray],
+    rng: np.random.Generator,
+    num_bootstrap: int,
+    intervals: dict[bytes, tuple[float, float]],
+) -> list[dict]:
+    """One record per k: the mean over problems and its 95% bootstrap interval.
+
+    ``intervals`` remembers the interval of every per-problem vector already resampled, so
+    equal vectors (greedy at every k, pass@1 and cons@1) get one interval, not several.
+    """
+    rows = []
+    for k, values in per_problem.items():
+        key = values.tobytes()
+        if key not in intervals:
+            intervals[key] = bootstrap_interval(values, rng, num_bootstrap)
+        lo, hi = intervals[key]
+        rows.append(
+            {
+                "temperature": temperature,
+                "metric": metric,
+                "k": k,
+                "value": round(float(values.mean()), 6),
+                "lo": round(lo, 6),
+                "hi": round(hi, 6),
+            }
+        )
+    return rows
+
+
+def _chain_record(problem: str, chain: str) -> dict:
+    """A chain as the chapter shows it: its text, answer, verdict and first slip."""
+    return {
+        "chain": chain,
+        "answer": extract_answer(chain),
+        "right": grade(problem, chain) == 1.0,
+        "slip": first_slip(problem, chain),
+    }
+
+
+def _pick_examples(problems: list[str], chains: list[list[str]], count: int) -> list[dict]:
+    """Problems whose first 15 chains include 4 to 7 slips and whose vote is still right."""
+    examples = []
+    for problem, cs in zip(problems, chains, strict=True):
+        records = [_chain_record(problem, c) for c in cs[:15]]
+        wrong = sum(not r["right"] for r in records)
+        vote = majority_vote([r["answer"] for r in records])
+        if 4 <= wrong <= 7 and vote == answer_of(problem):
+            examples.append(
+                {"problem": problem, "answer": answer_of(problem), "vote": vote, "chains": records}
+            )
+        if len(examples) == count:
+            break
+    return examples
+
+
+def _vote_curve(
+    problems: list[str], chains: list[list[str]], correct: list[int], rng, num_bootstrap: int
+) -> list[dict]:
+    """cons@n of the first n chains for n = 1..41, beside chapter 2's simulated reasoner fed
+    each problem's own accuracy c_i / n with its wrong answers over D = 4 values."""
+    n = len(chains[0])
+    answers = [answer_of(p) for p in problems]
+    tallies = [
+        (vote_distribution(v), sum(a is None for a in v))
+        for v in ([extract_answer(c) for c in cs] for cs in chains)
+    ]
+    rows = []
+    for size in range(1, min(VOTE_MAX_N, n) + 1):
+        values = np.array(
+            [
+                cons_at_k_counts(counts, answers[i], size, num_none)
+                for i, (counts, num_none) in enumerate(tallies)
+            ]
+        )
+        lo, hi = bootstrap_interval(values, rng, num_bootstrap)
+        simulated = {c: plurality_vote_prob(c / n, size, SIMULATED_D) for c in set(correct)}
+        rows.append(
+            {
+                "n": size,
+                "value": round(float(values.mean()), 6),
+                "lo": round(lo, 6),
+                "hi": round(hi, 6),
+                "simulated_per_problem": round(float(np.mean([simulated[c] for c in correct])), 6),
+            }
+        )
+    return rows
+
+
+def evaluate_reasoner(
+    model: TinyGPT,
+    checkpoint: Mapping,
+    problems: int = GREEDY_PROBLEMS,
+    samples: int = 128,
+    seed: int = 0,
+    num_bootstrap: int = 1000,
+    batch_size: int = 512,
+    examples: int = 4,
+) -> dict:
+    """The single-path reasoner on real samples: what ``data/tiny_reasoner_eval.json`` holds.
+
+    On the first ``problems`` of the held-out list its checkpoint's greedy accuracy is recorded
+    on, one greedy chain and ``samples`` chains per problem at T = 0.7 and 1.0, each graded by
+    ``arithmetic_task.grade``: ``curves`` (pass@k and cons@k for k = 1, 2, 4, ... with 95%
+    bootstrap intervals; greedy's are its accuracy at every k), ``vote_curve`` (cons@n at T =
+    1.0 beside the simulated reasoner), ``diversity`` (distinct answers, unreadable chains, how
+    often the right answer is present and is the mode, the top wrong answer's share),
+    ``per_problem`` counts and a few ``examples`` of chains that slip under a right vote.
+    ``checkpoint`` is ``{"json": file name, "sha256": ..., "metrics": ...}`` (the checkpoint's
+    header). Every draw is seeded; ``timing`` holds the wall seconds.
+    """
+    _require_model("model", model)
+    checkpoint = _require_mapping("checkpoint", checkpoint)
+    for key in ("json", "sha256"):
+        if key not in checkpoint:
+            raise ValueError(f"checkpoint must hold {key!r} (the checkpoint's file name, hash)")
+        require_str(f"checkpoint[{key!r}]", checkpoint[key])
+    problems = require_int("problems", problems, low=1, high=MAX_ROWS)
+    samples = require_int("samples", samples, low=1, high=MAX_VOTES)
+    if samples * problems > MAX_ROWS:
+        raise ValueError(f"samples x problems must be <= {MAX_ROWS} chains")
+    seed = require_seed("seed", seed)
+    if seed + len(EVAL_TEMPERATURES) > MAX_SEED:  # temperature i samples with seed + 1 + i
+        raise ValueError(f"seed must be <= {MAX_SEED - len(EVAL_TEMPERATURES)}, got {seed}")
+    num_bootstrap = _require_num_bootstrap(num_bootstrap, problems)
+    batch_size = require_int("batch_size", batch_size, low=1, high=MAX_ROWS)
+    examples = require_int("examples", examples, low=0, high=problems)
+    problem_seed = checkpoint.get("metrics", {}).get("greedy", {}).get("problem_seed", GREEDY_SEED)
+    problem_list = held_out_problems(problems, seed=problem_seed)
+    answers = [answer_of(p) for p in problem_list]
+    ks = powers_of_two(samples)
+    rng = np.random.default_rng(seed)
+    intervals: dict[bytes, tuple[float, float]] = {}
+    out: dict = {
+        "checkpoint": {"json": checkpoint["json"], "sha256": checkpoint["sha256"]},
+        "problems": problems,
+        "problem_seed": problem_seed,
+        "samples": samples,
+        "ks": ks,
+        "seed": seed,
+        "bootstrap": num_bootstrap,
+        "top_p": 1.0,
+        "curves": [],
+        "diversity": [],
+        "per_problem": {"problem": problem_list},
+        "timing": {},
+    }
+    start = time.perf_counter()
+    greedy = sample_chains(model, problem_list, 1, 0.0, batch_size=batch_size)
+    greedy_right = np.array([grade(p, cs[0]) for p, cs in zip(problem_list, greedy, strict=True)])
+    out["per_problem"]["greedy_right"] = [int(x) for x in greedy_right]
+    for metric in ("pass@k", "cons@k"):
+        per_k = {k: greedy_right for k in ks}
+        out["curves"] += _curve_rows(0.0, metric, per_k, rng, num_bootstrap, intervals)
+    out["timing"]["greedy_seconds"] = round(time.perf_counter() - start, 2)
+    vote_chains: list[list[str]] = []
+    for t_index, temperature in enumerate(EVAL_TEMPERATURES):
+        start = time.perf_counter()
+        chains = sample_chains(
+            model, problem_list, samples, temperature, seed=seed + 1 + t_index,
+            batch_size=batch_size,
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
+        out["timing"][str(temperature)] = {
+            "seconds": round(seconds, 2),
+            "chains_per_second": round(problems * samples / seconds, 1),
+        }
+        pass_k = {k: np.zeros(problems) for k in ks}
+        cons_k = {k: np.zeros(problems) for k in ks}
+        correct, distinct, unreadable, mode_right, top_wrong = [], [], [], [], []
+        for i, (problem, cs) in enumerate(zip(problem_list, chains, strict=True)):
+            scored = _score_problem(problem, answers[i], cs, ks)
+            for k in ks:
+                pass_k[k][i], cons_k[k][i] = scored.pass_k[k], scored.cons_k[k]
+            correct.append(scored.correct)
+            distinct.append(len(scored.counts))
+            unreadable.append(scored.none / samples)
+            mode_right.append(majority_vote(scored.votes) == answers[i])
+            if scored.top_wrong is not None:
+                top_wrong.append(scored.top_wrong)
+        for metric, per_k in (("pass@k", pass_k), ("cons@k", cons_k)):
+            out["curves"] += _curve_rows(temperature, metric, per_k, rng, num_bootstrap, intervals)
+        out["per_problem"][f"correct_{temperature}"] = correct
+        out["diversity"].append(
+            {
+                "temperature": temperature,
+                "distinct_answers": round(float(np.mean(distinct)), 3),
+                "unreadable": round(float(np.mean(unreadable)), 4),
+                "right_present": round(float(np.mean(np.array(correct) > 0)), 4),
+                "right_is_mode": round(float(np.mean(mode_right)), 4),
+                "top_wrong_share": round(float(np.mean(top_wrong)), 4) if top_wrong else 0.0,
+            }
+        )
+        if temperature == VOTE_TEMPERATURE:
+            vote_chains = chains
+    greedy_share = round(float(greedy_right.mean()), 4)
+    out["diversity"].insert(
+        0,
+        {
+            "temperature": 0.0,
+            "distinct_answers": 1.0,
+            "unreadable": round(float(np.mean([extract_answer(c[0]) is None for c in greedy])), 4),
+            "right_present": greedy_share,
+            "right_is_mode": greedy_share,
+            "top_wrong_share": 1.0,
+        },
+    )
+    start = time.perf_counter()
+    vote_correct = out["per_problem"][f"correct_{VOTE_TEMPERATURE}"]
+    rows = _vote_curve(problem_list, vote_chains, vote_correct, rng, num_bootstrap)
+    out["vote_curve"] = {"temperature": VOTE_TEMPERATURE, "simulated_D": SIMULATED_D, "rows": rows}
+    out["timing"]["vote_curve_seconds"] = round(time.perf_counter() - start, 2)
+    out["examples"] = _pick_examples(problem_list, vote_chains, examples)
+    out["example_temperature"] = VOTE_TEMPERATURE
     return out
 
 

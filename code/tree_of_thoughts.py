@@ -71,6 +71,8 @@ __all__ = [
     "SWEEP_SALT",
     "build_beam_sweep",
     "render_beam_sweep",
+    "TREE_PUZZLES",
+    "search_trees",
     "demonstrate_tree_of_thoughts",
     "clear_caches",
 ]
@@ -611,18 +613,20 @@ _SWEEP_SCRIPT = "scripts/make_beam_sweep.py"
 _SWEEP_KEYS = {"generated_by", "salt", "beam_widths", "error_rates", "count", "summary", "puzzles"}
 
 
-def build_beam_sweep(limit: int | None = None) -> dict:
+def build_beam_sweep(limit: int | None = None, path: str | Path | None = None) -> dict:
     """What ``data/beam_sweep.json`` holds (see :func:`load_beam_sweep`): the sweep of
     :data:`SWEEP_BEAM_WIDTHS` x :data:`SWEEP_ERROR_RATES` over every solvable puzzle.
 
     Each puzzle's row comes from :func:`solve_rate_sweep` on that puzzle alone; the summary adds
     the rows up. The full sweep is 54,480 searches (seconds, too slow for a chapter, which reads
     the file); ``limit`` keeps only the first ``limit`` solvable puzzles, in data order (a quick
-    look). :func:`render_beam_sweep` gives the file's text.
+    look). ``path`` is the universe of puzzles to read (default: the shipped ``data/game24.json``;
+    the job graph passes the file its game24 job made). :func:`render_beam_sweep` gives the
+    file's text.
     """
     if limit is not None:
         limit = require_int("limit", limit, low=1, high=game24.SOLVABLE_COUNT)
-    puzzles = [p["numbers"] for p in game24.load_puzzles() if p["solvable"]][:limit]
+    puzzles = [p["numbers"] for p in game24.load_puzzles(path) if p["solvable"]][:limit]
     rows = []
     for numbers in puzzles:
         records = solve_rate_sweep([numbers], SWEEP_BEAM_WIDTHS, SWEEP_ERROR_RATES, salt=SWEEP_SALT)
@@ -671,6 +675,60 @@ def render_beam_sweep(sweep: dict) -> str:
         else:
             fields.append(f"  {json.dumps(key)}: {json.dumps(sweep[key])}")
     return "{\n" + ",\n".join(fields) + "\n}\n"
+
+
+TREE_PUZZLES = ((4, 9, 10, 13), (3, 3, 8, 8), (2, 3, 7, 7), (2, 5, 5, 13))
+"""The puzzles of ``data/search_trees.json``, in the order the tree widget's select lists them."""
+
+
+def _compact_trace(trace: dict, winnable: dict[Key, int]) -> list[list[list]]:
+    """bfs_trace's levels 1-3 as rows [parent, expr, state, score, kept, on_path, winnable].
+
+    ``winnable`` is the oracle's verdict on a row's state (the widget rings a state the judge
+    gave up on but that could still reach 24); it memoises verdicts across trees.
+    """
+    levels = []
+    for depth in (1, 2, 3):
+        parent_at = {node["id"]: i for i, node in enumerate(trace["levels"][depth - 1])}
+        rows = []
+        for n in trace["levels"][depth]:
+            key = tuple(n["state"])
+            if key not in winnable:
+                winnable[key] = int(game24.state_is_solvable([Fraction(x) for x in key]))
+            rows.append(
+                [parent_at[n["parent"]], n["expr"], " ".join(n["state"]), n["score"],
+                 int(n["kept"]), int(n["on_path"]), winnable[key]]
+            )  # fmt: skip
+        levels.append(rows)
+    return levels
+
+
+def search_trees() -> dict:
+    """What ``data/search_trees.json`` holds: every tree chapter 10's tree widget can draw.
+
+    For each of :data:`TREE_PUZZLES`, every beam width of :data:`SWEEP_BEAM_WIDTHS` and every
+    judge error rate of :data:`SWEEP_ERROR_RATES` (0 is the exact oracle, the others
+    ``noisy_evaluator(rate, salt=SWEEP_SALT)``), :func:`bfs_trace` kept compactly: per level 1-3
+    one row per thought (:func:`_compact_trace`). 160 trees, about 0.6 MB, which the widget
+    fetches rather than the page carrying them inline.
+    """
+    winnable: dict[Key, int] = {}
+    trees = []
+    for numbers in TREE_PUZZLES:
+        for beam in SWEEP_BEAM_WIDTHS:
+            for rate in SWEEP_ERROR_RATES:
+                judge = oracle_evaluator if rate == 0 else noisy_evaluator(rate, salt=SWEEP_SALT)
+                trace = bfs_trace(list(numbers), beam, judge)
+                trees.append(
+                    {
+                        "puzzle": " ".join(map(str, numbers)),
+                        "beam": beam,
+                        "error": rate,
+                        "solution": trace["solution"],
+                        "levels": _compact_trace(trace, winnable),
+                    }
+                )
+    return {"puzzles": [" ".join(map(str, p)) for p in TREE_PUZZLES], "trees": trees}
 
 
 def demonstrate_tree_of_thoughts(seed: int = 0, verbose: bool = False) -> dict:

@@ -1,8 +1,9 @@
 """The job graph on Ray: the same records as each job run alone, resumable, and failure-tolerant.
 
-A small graph of chapter 12's real jobs (`r1_experiments.Settings.smoke()`: the same functions at
-a few steps each) runs twice: on a local Ray with two workers, and job by job in this process.
-Every record (but its wall-clock timing) and every checkpoint byte must agree.
+A small graph of chapter 12's real jobs (`data_jobs.graph(Settings.smoke())`: the same functions
+at a few steps each; chapter 2's reasoner, which the budget job needs, as data/ ships it) runs
+twice: on a local Ray with two workers, and job by job in this process. Every record (but its
+wall-clock timing) and every checkpoint byte must agree.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import pytest
 
 pytest.importorskip("ray")
 
-from job_graph import Job, Output, Store, _closure, run_alone, run_graph  # noqa: E402
-from r1_experiments import Settings, graph, job_rl  # noqa: E402
+from data_jobs import graph, shipped_output  # noqa: E402
+from job_graph import Job, Output, Store, _closure, execute, run_alone, run_graph  # noqa: E402
+from r1_experiments import Settings, job_rl  # noqa: E402
 
 pytestmark = pytest.mark.slow
 # Every kind of R1 job: pretraining (both bases), cold-start SFT, RL with two objectives,
@@ -34,6 +36,13 @@ def _graph() -> dict[str, Job]:
     return jobs
 
 
+def _store(path) -> Store:
+    """A runs folder holding chapter 2's reasoner as data/ ships it (training it takes minutes)."""
+    store = Store(path)
+    store.save(shipped_output("tiny_reasoner"))
+    return store
+
+
 def _without_timing(store: Store, name: str) -> dict:
     record = store.load(name).record
     record.pop("timing")
@@ -43,10 +52,10 @@ def _without_timing(store: Store, name: str) -> dict:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     jobs = _graph()
-    ray_store = Store(tmp_path_factory.mktemp("ray"))
+    ray_store = _store(tmp_path_factory.mktemp("ray"))
     log: list[str] = []
     failed = run_graph(jobs, ray_store, SELECTED, workers=2, log=log.append)
-    alone = Store(tmp_path_factory.mktemp("alone"))
+    alone = _store(tmp_path_factory.mktemp("alone"))
     run_alone(jobs, alone, [n for n in SELECTED if "broken" not in n])
     return jobs, ray_store, alone, failed, log
 
@@ -54,7 +63,7 @@ def runs(tmp_path_factory):
 def test_a_job_on_ray_writes_the_record_it_writes_alone(runs):
     jobs, ray_store, alone, _, _ = runs
     names = sorted(p.stem for p in (alone.root / "records").glob("*.json"))
-    assert len(names) == 8  # the selected good jobs and the five jobs they need
+    assert len(names) == 9  # the selected good jobs, the five they need, the shipped reasoner
     for name in names:
         assert _without_timing(ray_store, name) == _without_timing(alone, name), name
         assert ray_store.load(name).files == alone.load(name).files, name
@@ -258,13 +267,19 @@ def test_settings_refuse_a_bad_nested_value_at_construction(change):
 
 
 def test_the_smoke_graph_runs_whole(tmp_path):
-    from r1_experiments import SCRIPT_JOBS
+    """Every R1 job and the job that gathers them into data/r1_runs.json and the cold start."""
+    from r1_experiments import graph as r1_graph
 
-    jobs = graph(Settings.smoke())
-    r1 = [n for n in jobs if n not in SCRIPT_JOBS]
-    store = Store(tmp_path)
-    assert run_alone(jobs, store, r1, log=lambda line: None) == {}
+    s = Settings.smoke()
+    jobs, r1 = graph(s), sorted(r1_graph(s))
+    store = _store(tmp_path / "runs")
+    assert run_alone(jobs, store, ["r1_runs"], log=lambda line: None) == {}
     assert all(store.done(n) for n in r1)
+    files = store.load("r1_runs").files
+    assert sorted(files) == ["r1_cold_start.bin", "r1_cold_start.json", "r1_runs.json"]
+    doc = json.loads(files["r1_runs.json"])
+    assert sorted(doc["runs"]) == r1 and doc["settings"]["rl_steps"] == s.rl_steps
+    assert len(doc["runs"]["rs"]["pairs"]) <= 24
     stage3 = store.load("stage3").record
     kept = store.load("rs").record["stats"]["kept"]
     assert stage3["examples"] == kept
@@ -336,3 +351,12 @@ def test_a_failed_save_on_ray_is_reported_as_what_it_is(tmp_path, monkeypatch):
     assert not any("FAILED" in line for line in log), log
     assert any(line.startswith("NOT SAVED a") for line in log), log
     assert not [p for p in tmp_path.rglob("*") if ".part" in p.name]
+
+
+@pytest.mark.parametrize("returned", [None, {"record": {}}, Output("someone_else", {})])
+def test_a_job_function_that_returns_no_output_of_its_own_is_refused_naming_it(returned):
+    """``Job.fn``'s return value is what the store saves: anything but this job's Output is a
+    TypeError naming ``fn`` and the job, before it could be saved under another name."""
+    job = Job("mine", lambda name: returned)
+    with pytest.raises(TypeError, match=r"fn of job 'mine' must return.*Output named 'mine'"):
+        execute(job)

@@ -1,5 +1,5 @@
 // Solve rate against beam width under a judge that gives up on winnable states. Lines: every
-// solvable puzzle (data/beam_sweep.json, written by scripts/make_beam_sweep.py); dots: the
+// solvable puzzle (data/beam_sweep.json, the graph's beam_sweep job); dots: the
 // chapter's 20 demo puzzles, searched live in Python (tree_of_thoughts.solve_rate_sweep). The
 // oracle (error rate 0) is the ceiling. No maths happens here: every number is Python's.
 import {ink} from "./ink.js";

@@ -4,7 +4,7 @@
 //                             temperature (evaluation.benchmark_curves; K the largest k recorded)
 //   tinyReasonerScoresChart   the tiny reasoner's pass@k and cons@k against k on a log axis, one
 //                             colour per temperature, and its greedy accuracy
-//                             (data/tiny_reasoner_eval.json, scripts/eval_tiny_reasoner.py)
+//                             (data/tiny_reasoner_eval.json, the tiny_reasoner_eval job)
 //
 // Both take the rows [{temperature, metric: "pass@k" | "cons@k", k, value, lo, hi}], each value with
 // its 95% bootstrap interval over problems, drawn as a bar.
