@@ -69,7 +69,7 @@ export function difficultyWeightChart({Plot, html, width}, {p, table, labels, ep
       <b data-readout="grpo" data-value=${w}>${w.toFixed(2)}</b>, Dr. GRPO by
       <b data-readout="dr" data-value=${1}>1</b>:
       <b data-readout="ratio" data-value=${w / balanced}>${(w / balanced).toFixed(2)}</b>× the weight of a
-      balanced (p = 0.5) question. A right answer's advantage is
+      balanced (p = 0.50) question. A right answer's advantage is
       <b data-readout="adv_grpo" data-value=${advRight}>${advRight.toFixed(3)}</b> under GRPO and
       <b data-readout="adv_dr" data-value=${1 - p}>${(1 - p).toFixed(3)}</b> under Dr. GRPO.
       Open dots: the three weights printed in the text.</p>
@@ -144,6 +144,8 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
   const ratio = wrongLength / rightLength;
   const pct = (x) => x.toFixed(5);
   for (const fig of [perToken, totals]) fig.style.margin = "0";
+  // Two readout lines, two quantities: the push on one token (five decimals, as the smallest
+  // needs) and the push summed over a whole answer.
   return html`<div data-widget="length-push">
     <div style="display:flex;flex-wrap:wrap;gap:12px">${perToken}${totals}</div>
     <p aria-live="polite">Each token of the right answer (${rightLength} tokens) is pushed up by
@@ -153,7 +155,8 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
       <b data-readout="grpo_wrong" data-value=${wrong.grpo}>${pct(-wrong.grpo)}</b> and
       <b data-readout="dr_wrong" data-value=${wrong.dr_grpo}>${pct(-wrong.dr_grpo)}</b>.
       Under GRPO a wrong token costs <b data-readout="grpo_ratio" data-value=${1 / ratio}>${(1 / ratio).toFixed(3)}</b>×
-      what a right token earns; under Dr. GRPO exactly 1×. The whole wrong answer costs
+      what a right token earns; under Dr. GRPO exactly 1×.</p>
+    <p aria-live="polite">Summed over its tokens, the whole wrong answer costs
       <b data-readout="grpo_wrong_total" data-value=${wrong.grpo_total}>${wrong.grpo_total.toFixed(3)}</b> under GRPO
       at any length, <b data-readout="dr_wrong_total" data-value=${wrong.dr_grpo_total}>${wrong.dr_grpo_total.toFixed(3)}</b>
       under Dr. GRPO (its constant is the ${maxLen}-token budget). Small dots: demonstrate_length_bias's rows.</p>

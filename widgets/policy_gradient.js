@@ -51,14 +51,15 @@ export function baselineVarianceChart({Plot, html, width}, {probs, rewards, base
     ]
   }));
   const ratio = here.variance / none;
+  // Values of b (the slider's, the best, the mean reward) print as the slider steps, 0.01.
   return html`<div data-widget="baseline-variance">${chart}
     <p aria-live="polite">With b = ${baseline.toFixed(2)} one sample's gradient estimate has variance
       <b data-readout="variance" data-value=${here.variance}>${here.variance.toFixed(4)}</b>, against
       <b data-readout="none" data-value=${none}>${none.toFixed(4)}</b> with no baseline
       (<b data-readout="ratio" data-value=${ratio}>${ratio.toFixed(3)}</b>×). Its mean is the true gradient
       whatever b is. The least variance, <b data-readout="best_variance" data-value=${here.best_variance}>${here.best_variance.toFixed(4)}</b>,
-      is at b = <b data-readout="best_baseline" data-value=${here.best_baseline}>${here.best_baseline.toFixed(3)}</b>;
-      the mean reward is ${here.mean_reward.toFixed(3)}.</p>
+      is at b = <b data-readout="best_baseline" data-value=${here.best_baseline}>${here.best_baseline.toFixed(2)}</b>;
+      the mean reward is ${here.mean_reward.toFixed(2)}.</p>
   </div>`;
 }
 
