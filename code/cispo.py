@@ -32,6 +32,8 @@ from torch import Tensor
 
 from checks import (
     require_advantages,
+    require_bool,
+    require_callable,
     require_clip_eps,
     require_float,
     require_int,
@@ -259,12 +261,8 @@ def unified_surrogate(
     Returns:
         Scalar loss tensor.
     """
-    if not isinstance(mask, bool):
-        raise TypeError(f"mask must be a bool, got {type(mask).__name__}")
-    if clip_weight is None:
-        clip_weight = not mask
-    if not isinstance(clip_weight, bool):
-        raise TypeError(f"clip_weight must be a bool or None, got {type(clip_weight).__name__}")
+    mask = require_bool("mask", mask)
+    clip_weight = not mask if clip_weight is None else require_bool("clip_weight", clip_weight)
     logp_new = require_tensor("logp_new", logp_new, ndim=(1, 2), dtype="float", finite=False)
     pad = require_mask("padding_mask", padding_mask, logp_new.shape)
     logp_new, logp_old, pad = _pair(logp_new, logp_old, pad)
@@ -300,10 +298,8 @@ def gradient_wrt_logp(
     Returns:
         A detached tensor shaped like ``logp_new``.
     """
-    if not callable(loss_fn):
-        raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
-    if not isinstance(logp_new, Tensor):
-        raise TypeError(f"logp_new must be a torch.Tensor, got {type(logp_new).__name__}")
+    require_callable("loss_fn", loss_fn)
+    require_tensor("logp_new", logp_new, finite=False)
     lp = logp_new.detach().clone().requires_grad_(True)
     loss = loss_fn(lp, logp_old, adv, **kw)
     if not isinstance(loss, Tensor) or loss.dim() != 0:

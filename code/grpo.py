@@ -34,6 +34,7 @@ from checks import (
     require_clip_eps,
     require_finite_where,
     require_float,
+    require_instance,
     require_int,
     require_logp_pair,
     require_mask,
@@ -503,8 +504,7 @@ def grpo_step(
         TypeError: ``reward_fn`` returns something other than a tensor.
         ValueError: ``reward_fn``'s tensor is not one reward per answer.
     """
-    if not isinstance(policy, ToyReasoningPolicy):
-        raise TypeError(f"policy must be a ToyReasoningPolicy, got {type(policy).__name__}")
+    require_instance("policy", policy, ToyReasoningPolicy)
     correct = require_int("correct", correct, low=0, high=policy.num_answers - 1)
     group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
     inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)

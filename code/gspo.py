@@ -35,6 +35,7 @@ from torch import Tensor
 from checks import (
     require_finite_where,
     require_float,
+    require_instance,
     require_int,
     require_logp_pair,
     require_mask,
@@ -403,8 +404,7 @@ def gspo_step(
 def _toy_step(policy, target, group_size, lr, eps_low, eps_high, inner_steps, unit):
     """``gspo_step`` (``unit="sequence"``: one ratio ``s_i`` per response) and ``grpo_token_step``
     (``unit="token"``: a ratio per token): the same group, reward, advantage and loop."""
-    if not isinstance(policy, ToySequencePolicy):
-        raise TypeError(f"policy must be a ToySequencePolicy, got {type(policy).__name__}")
+    require_instance("policy", policy, ToySequencePolicy)
     target_t = _as_target(target, policy.seq_len, policy.vocab_size)
     group_size = require_int("group_size", group_size, low=1, high=MAX_GROUP)
     inner_steps = require_int("inner_steps", inner_steps, low=1, high=MAX_STEPS)

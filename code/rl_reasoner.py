@@ -109,8 +109,7 @@ class RLConfig:
         self._resolve_trust_region()
         require_bool("dynamic_sampling", self.dynamic_sampling)
         require_int("dr_grpo_max_len", self.dr_grpo_max_len, low=1, high=MAX_PER_STEP)
-        if not isinstance(self.problem_pool, tuple):
-            raise TypeError(f"problem_pool must be a tuple, got {type(self.problem_pool).__name__}")
+        require_instance("problem_pool", self.problem_pool, tuple)
         require_problems("problem_pool", self.problem_pool)
 
     def _resolve_trust_region(self) -> None:
@@ -354,10 +353,7 @@ def policy_update(
     trainer (``widgets/rl_trainer_math.js``, ``updateOnBatch``) is tested against this function.
     """
     _check_run(model, cfg)
-    if not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(
-            f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
-        )
+    require_instance("optimizer", optimizer, torch.optim.Optimizer)
     require_instance("samples", samples, Samples)
     rows = samples.tokens.shape[0]
     adv = require_tensor("adv", adv, ndim=1, dtype="float")
@@ -408,16 +404,10 @@ def rl_step(
     writes it as JSON null.
     """
     _check_run(model, cfg)
-    if not isinstance(reference, TinyGPT):
-        raise TypeError(f"reference must be a TinyGPT, got {type(reference).__name__}")
-    if not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(
-            f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
-        )
-    if not isinstance(rng, random.Random):
-        raise TypeError(f"rng must be a random.Random, got {type(rng).__name__}")
-    if not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    require_instance("reference", reference, TinyGPT)
+    require_instance("optimizer", optimizer, torch.optim.Optimizer)
+    require_instance("rng", rng, random.Random)
+    require_instance("generator", generator, torch.Generator)
     problems, samples, rewards, discarded = _draw_groups(model, cfg, rng, generator)
     stats = {"discarded_groups": float(discarded), "groups": float(len(problems))}
     if not problems:
