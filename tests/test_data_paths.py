@@ -28,14 +28,6 @@ SPELLED = re.compile(
 )
 # Files that still spell a path, each with the reason; empty when every caller uses data_paths.
 PENDING: dict[str, str] = {
-    "code/r1_experiments.py": "H4 (issue 28) moves the producers to data_paths' names",
-    "scripts/run_r1.py": "H4 (issue 28) deletes it: scripts/make_data.py replaces it",
-    "scripts/run_r1_exercise.py": "H4 (issue 28) deletes it: scripts/make_data.py replaces it",
-    "scripts/eval_tiny_reasoner.py": "H4 (issue 28) deletes it: scripts/make_data.py replaces it",
-    "scripts/train_tiny_reasoner.py": "H4 (issue 28) deletes it: scripts/make_data.py replaces it",
-    "scripts/make_vote_sims.py": "H4 (issue 28) deletes it: scripts/make_data.py replaces it",
-    "scripts/make_search_trees.py": "H4 (issue 28) deletes it: scripts/make_data.py replaces it",
-    "scripts/record_other_machine.py": "H4 (issue 28) deletes it: scripts/make_data.py replaces it",
     "tests/test_harness.py": "H7 (issue 28) is moving the harness (its check reads a shipped file)",
 }
 # The page's fetches: "../data/name" in an {ojs} cell, origin + "/data/name" in a widget test.
