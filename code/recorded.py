@@ -1,8 +1,8 @@
-"""Slow calls, recorded once by a script and read back by the chapters.
+"""Slow calls, recorded once by the data graph and read back by the chapters.
 
 A chapter must execute in a few seconds, so a training run, a simulation or a sweep it shows is
-run by ``scripts/record_calls.py`` and stored in ``data/recorded_calls.json``. The chapter keeps
-the call in plain sight and wraps it:
+run by the data graph's ``recorded_calls`` job and stored in
+``data/recorded_calls.json``. The chapter keeps the call in plain sight and wraps it:
 
     curves = recorded(grpo_learning_curves, group_sizes=(4, 16, 64), steps=40)
 
@@ -12,7 +12,10 @@ function and by *all* its arguments, defaults included, so changing a default in
 makes the chapter's lookup fail until the call is recorded again; ``tests/test_recorded.py``
 reruns every recorded call and compares, so the file cannot go stale either.
 
-The calls themselves are listed here, in :func:`recorded_calls`; the script runs that list.
+This module only reads. A record is keyed by the function's own ``__module__`` and
+``__qualname__`` (taken from the ``fn`` the chapter passes) and its arguments, so the reader
+imports none of the modules whose results it holds; the list of calls to record is the
+producer's, ``recorded_calls.recorded_calls()`` (``code/recorded_calls.py``).
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from typing import Any
 from checks import require_callable
 from data_paths import RECORDED_CALLS_PATH
 
-SCRIPT = "scripts/record_calls.py"
+MAKE = "python scripts/make_data.py --jobs recorded_calls"
 
-__all__ = ["call_name", "call_arguments", "recorded", "recorded_calls"]
+__all__ = ["call_name", "call_arguments", "recorded"]
 
 
 def call_name(fn: Callable) -> str:
@@ -62,11 +65,11 @@ def _records(path: Path) -> dict[tuple[str, str], str]:
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
         raise ValueError(
             f"{path} is not a JSON file ({err}): a truncated copy? Restore it from git, or "
-            f"run python {SCRIPT} to write it again"
+            f"run {MAKE} to write it again"
         ) from None
     calls = data.get("calls") if isinstance(data, dict) else None
     if not isinstance(calls, list):
-        raise ValueError(f"{path} holds no 'calls' list: not the file {SCRIPT} writes")
+        raise ValueError(f"{path} holds no 'calls' list: not the file {MAKE} writes")
     out = {}
     for i, c in enumerate(calls):
         if (
@@ -84,7 +87,7 @@ def _records(path: Path) -> dict[tuple[str, str], str]:
 
 
 def recorded(fn: Callable, **kwargs: Any) -> Any:
-    """What ``fn(**kwargs)`` returned when ``scripts/record_calls.py`` ran it.
+    """What ``fn(**kwargs)`` returned when the ``recorded_calls`` job ran it.
 
     Args:
         fn: the module function the chapter shows (``length_drift_simulation``).
@@ -102,55 +105,10 @@ def recorded(fn: Callable, **kwargs: Any) -> Any:
         return json.loads(_records(RECORDED_CALLS_PATH)[key])
     except KeyError:
         pass
-    listed = any(
-        (call_name(f), json.dumps(call_arguments(f, **kw), sort_keys=True)) == key
-        for f, kw in recorded_calls()
-    )
-    fix = (
-        f"it is listed in recorded.recorded_calls() but missing from the file: run "
-        f"python {SCRIPT} to record it"
-        if listed
-        else f"add it to recorded.recorded_calls() in code/recorded.py, then run python {SCRIPT}"
-    )
+    others = sum(f == key[0] for f, _ in _records(RECORDED_CALLS_PATH))
     where = f"data/{RECORDED_CALLS_PATH.name}"
-    raise ValueError(f"fn {key[0]}({key[1]}) is not recorded in {where}: {fix}")
-
-
-def recorded_calls() -> list[tuple[Callable, dict[str, Any]]]:
-    """Every call ``scripts/record_calls.py`` runs and stores, in the file's order.
-
-    Returns:
-        ``(fn, kwargs)`` pairs. Each is the call its chapter makes, argument for argument, so the
-        chapter's ``recorded(fn, **kwargs)`` finds it; ``tests/test_recorded.py`` checks the
-        file holds exactly these and reruns them.
-    """
-    # Imported here, not at the top: a chapter reading one record should not import every other
-    # chapter's module (and none of those imports this one).
-    from dr_grpo import length_drift_simulation
-    from grpo import grpo_learning_curves
-    from gspo import demonstrate_gspo, demonstrate_length_variance, demonstrate_token_grpo
-    from prm import demonstrate_prm
-
-    # Chapter 6: when to stop, trained under GRPO and Dr. GRPO (Dr. GRPO's rate is scaled by
-    # 2 * cap / start so that a token of a start-length chain takes GRPO's step).
-    drift = {"steps": 200, "group_size": 16, "start_length": 20.0, "max_len": 1000}
-    return [
-        # Chapter 5: GRPO's learning curves over group size and KL weight (the widget's grid).
-        (
-            grpo_learning_curves,
-            {"group_sizes": (4, 16, 64), "betas": (0.0, 0.04, 1.0), "steps": 40},
-        ),
-        (length_drift_simulation, {"method": "grpo", **drift, "lr": 0.5}),
-        (length_drift_simulation, {"method": "dr_grpo", **drift, "lr": 0.5 * 2 * 1000 / 20.0}),
-        # Chapter 7: the variance law's Monte-Carlo dots, one sweep over lengths per variance v.
-        *(
-            (demonstrate_length_variance, {"v": round(0.02 * k, 2), "num_samples": 4000, "seed": 0})
-            for k in range(1, 6)
-        ),
-        # Chapter 7: how much of the training each trust region clips, three 40-step runs.
-        (demonstrate_gspo, {"steps": 40, "verbose": False, "eps_low": 0.2, "eps_high": 0.2}),
-        (demonstrate_gspo, {"steps": 40, "verbose": False, "eps_low": 3e-4, "eps_high": 4e-4}),
-        (demonstrate_token_grpo, {"steps": 40, "verbose": False, "eps_low": 0.2, "eps_high": 0.2}),
-        # Chapter 11: the reranking experiment on three more draws (seed 0 runs in the chapter).
-        *((demonstrate_prm, {"seed": s}) for s in (1, 2, 3)),
-    ]
+    raise ValueError(
+        f"fn {key[0]}({key[1]}) is not recorded in {where} (it holds {others} other call(s) of "
+        f"{key[0]}): list the call in recorded_calls.recorded_calls() if it is not there, then run "
+        f"{MAKE} to record it"
+    )

@@ -20,6 +20,7 @@ from conftest import ROOT, book_chapters, executed
 
 pytest.importorskip("plotly")
 import figures  # noqa: E402
+from data_paths import SEARCH_TREES_PATH  # noqa: E402
 from evaluation import cons_at_k_counts, naive_pass_at_k, pass_at_k  # noqa: E402
 from reasoning import (  # noqa: E402
     best_of_n_accuracy,
@@ -649,7 +650,7 @@ def test_cispo_cliff_twin_moves_the_dots_along_fixed_curves() -> None:
 def test_search_tree_twin_draws_every_recorded_state_at_every_beam() -> None:
     import json
 
-    doc = json.loads((ROOT / "data" / "search_trees.json").read_text(encoding="utf-8"))
+    doc = json.loads(SEARCH_TREES_PATH.read_text(encoding="utf-8"))
     fig = figures.search_tree_figure(puzzle="4 9 10 13", beam=3, error=0.5, shown=3)
     beams = sorted(t["beam"] for t in doc["trees"]
                    if t["puzzle"] == "4 9 10 13" and t["error"] == 0.5)

@@ -1,17 +1,21 @@
-"""code/recorded.py: its list of calls (recorded_calls), the file scripts/record_calls.py writes
-from it (data/recorded_calls.json) and the lookup that reads it back."""
+"""code/recorded.py, the reader: data/recorded_calls.json (which the graph's recorded_calls job
+writes from recorded_calls.recorded_calls()) read back by function and arguments, importing none
+of the modules whose results it holds."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 import recorded as rec
 from data_paths import RECORDED_CALLS_PATH
 from grpo import grpo_learning_curves
+from recorded_calls import recorded_calls
 
 
 def _same(a, b, rel: float = 1e-6) -> bool:
@@ -31,7 +35,7 @@ def _same(a, b, rel: float = 1e-6) -> bool:
 def test_the_file_holds_the_recorded_calls_in_order():
     calls = json.loads(RECORDED_CALLS_PATH.read_text())["calls"]
     assert [(c["function"], c["arguments"]) for c in calls] == [
-        (rec.call_name(fn), rec.call_arguments(fn, **kw)) for fn, kw in rec.recorded_calls()
+        (rec.call_name(fn), rec.call_arguments(fn, **kw)) for fn, kw in recorded_calls()
     ]
 
 
@@ -59,7 +63,7 @@ def test_recorded_returns_the_record_and_a_fresh_copy():
 
 
 def test_an_unrecorded_call_names_itself_and_the_script():
-    with pytest.raises(ValueError, match=r"grpo\.grpo_learning_curves.*record_calls\.py"):
+    with pytest.raises(ValueError, match=r"grpo\.grpo_learning_curves.*make_data\.py"):
         rec.recorded(grpo_learning_curves, steps=41)
     with pytest.raises(TypeError, match="fn"):
         rec.recorded(grpo_learning_curves, no_such_argument=1)
@@ -69,20 +73,38 @@ def test_an_unrecorded_call_names_itself_and_the_script():
         rec.recorded(grpo_learning_curves, group_sizes={4})
 
 
-def test_a_listed_call_missing_from_the_file_says_to_run_the_script(tmp_path, monkeypatch):
-    # Issue 29: a record missing one of its calls used to say "add the call to the script",
-    # the wrong fix: the call is listed already and only needs recording.
-    fn, kwargs = rec.recorded_calls()[0]
+def test_a_call_missing_from_the_file_says_how_to_record_it(tmp_path, monkeypatch):
+    # Issue 29: a listed call missing from the file needs recording, an unlisted one listing first;
+    # the reader does not import the list (issue 28), so its message gives both steps, in order.
+    fn, kwargs = recorded_calls()[0]
     doc = json.loads(RECORDED_CALLS_PATH.read_text())
     name = rec.call_name(fn)
     doc["calls"] = [c for c in doc["calls"] if c["function"] != name]
     path = tmp_path / "recorded_calls.json"
     path.write_text(json.dumps(doc))
     monkeypatch.setattr(rec, "RECORDED_CALLS_PATH", path)
-    with pytest.raises(ValueError, match=r"listed in recorded\.recorded_calls\(\).*run python"):
+    steps = (r"list the call in recorded_calls\.recorded_calls\(\)"
+             r".*make_data\.py --jobs recorded_calls")
+    with pytest.raises(ValueError, match=rf"holds 0 other call\(s\).*{steps}"):
         rec.recorded(fn, **kwargs)
-    with pytest.raises(ValueError, match=r"add it to recorded\.recorded_calls\(\)"):
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match=rf"grpo_learning_curves.*holds 1 other.*{steps}"):
         rec.recorded(grpo_learning_curves, steps=41)
+
+
+def test_the_reader_imports_none_of_the_modules_it_holds_results_of():
+    # Issue 28: recorded.py sat on a high floor because it imported four chapter modules for its
+    # list of calls. It reads keys made from fn.__module__ / __qualname__ and imports only these.
+    tree = ast.parse(Path(rec.__file__).read_text(encoding="utf-8"))
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree)
+                 if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported <= {"__future__", "inspect", "json", "collections", "functools", "pathlib",
+                        "typing", "checks", "data_paths"}, imported
+    recorded_modules = {c["function"].rsplit(".", 1)[0]
+                        for c in json.loads(RECORDED_CALLS_PATH.read_text())["calls"]}
+    assert recorded_modules and not recorded_modules & imported
 
 
 @pytest.mark.parametrize(
