@@ -478,17 +478,6 @@ def _quarto_yml() -> dict:
     return yaml.safe_load((ROOT / "_quarto.yml").read_text(encoding="utf-8"))
 
 
-def _deep_merge(base: dict, over: dict) -> dict:
-    """Quarto merges a page's front matter over the project's metadata key by key (lodash's
-    mergeWith in mergeConfigs), so a page's `citation: {title: ...}` keeps the book's type,
-    authors and container title."""
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = (_deep_merge(out[key], value)
-                    if isinstance(value, dict) and isinstance(out.get(key), dict) else value)
-    return out
-
-
 def _encode_attribute_value(value: str) -> str:
     """quarto-cli 1.7's encodeAttributeValue (src/core/html.ts): the FIRST `"`, `'`, `<`, `>`
     and `&` each replaced by its entity, in that order (String.replace with a string pattern);
@@ -521,17 +510,20 @@ def quarto_title(rel: str) -> str:
 def scholar_meta(rel: str) -> list[tuple[str, str]]:
     """The Google Scholar tags (`google-scholar: true`) Quarto 1.7 writes into a book page's head
     (format-html-meta.ts), as (name, attribute value as written in the HTML): the page's
-    citation metadata (the project's `citation:` with the page's front matter merged over it),
-    its title being the citation's `title`, else the page's `title` metadata. The
-    `citation_reference` tags (one per bibliography entry) are not drawn."""
+    citation metadata, its title being the citation's `title`, else the page's `title`
+    metadata. A page's own `citation:` map REPLACES the project's (a real 1.7.34 render: a
+    chapter whose front matter names only `citation: title:` gets no author, date or book
+    title), and only the index page falls back to `book: author:` when its map has no author.
+    The `citation_reference` tags (one per bibliography entry) are not drawn."""
     config = _quarto_yml()
     if config.get("google-scholar") is not True:
         return []
     lines = (ROOT / rel).read_text(encoding="utf-8").splitlines()
     front_matter = split_front_matter(lines)[0] or {}
-    citation = _deep_merge(config.get("citation") or {}, front_matter.get("citation") or {})
+    citation = front_matter.get("citation") or config.get("citation") or {}
     tags = [("citation_title", citation.get("title") or quarto_title(rel))]
-    authors = citation.get("author") or config["book"].get("author") or []
+    fallback = config["book"].get("author") if rel == "index.qmd" else None
+    authors = citation.get("author") or fallback or []
     for author in authors if isinstance(authors, list) else [authors]:
         tags.append(("citation_author", author["name"] if isinstance(author, dict) else author))
     if "issued" in citation:
