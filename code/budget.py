@@ -31,6 +31,7 @@ from checks import (
     require_int,
     require_seed,
     require_sequence,
+    require_tensor,
 )
 from tiny_gpt import TinyGPT, sample
 
@@ -49,6 +50,14 @@ def budget_hook(budget: int, mode: str = "cut"):
     mode = require_choice("mode", mode, MODES)
 
     def hook(t: int, logp: Tensor, tokens: Tensor) -> Tensor:
+        # Checked here, as any public function's arguments: a caller other than tiny_gpt.sample
+        # passing a list got AttributeError ('bool' object has no attribute 'sum').
+        t = require_int("t", t, low=0)
+        logp = require_tensor("logp", logp, ndim=2, dtype="float", finite=False)
+        tokens = require_tensor("tokens", tokens, ndim=2, dtype="int", nonempty=False)
+        if tokens.shape[0] != logp.shape[0]:
+            raise ValueError(f"tokens must have one row per logp row ({logp.shape[0]}), "
+                             f"got {tokens.shape[0]}")
         hashes = (tokens == _HASH).sum(dim=1)  # marker characters written so far, per row
         out = logp.clone()
         if t < budget:

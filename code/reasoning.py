@@ -213,8 +213,16 @@ def self_consistency(sample_fn: Callable[[], str], n: int) -> tuple[str | None, 
     """
     require_callable("sample_fn", sample_fn)
     n = require_int("n", n, low=1, high=MAX_SAMPLES)
-    answers = [extract_answer(sample_fn()) for _ in range(n)]
+    answers = [extract_answer(_sampled(sample_fn)) for _ in range(n)]
     return majority_vote(answers), vote_distribution(answers)
+
+
+def _sampled(sample_fn: Callable[[], str]) -> str:
+    """One chain from the caller's hook, checked here: junk is named as sample_fn's, not text's."""
+    chain = sample_fn()
+    if not isinstance(chain, str):
+        raise TypeError(f"sample_fn must return a str, got {type(chain).__name__}")
+    return chain
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,14 +597,9 @@ def best_of_n(sample_fn: Callable[[], str], score_fn: Callable[[str], float], n:
     n = require_int("n", n, low=1, high=MAX_SAMPLES)
     best, best_score = None, -math.inf
     for _ in range(n):
-        candidate = sample_fn()
-        if not isinstance(candidate, str):
-            raise TypeError(f"sample_fn must return a str, got {type(candidate).__name__}")
-        score = score_fn(candidate)
-        if isinstance(score, bool) or not isinstance(score, Real):
-            raise TypeError(f"score_fn must return a real number, got {type(score).__name__}")
-        if math.isnan(score):
-            raise ValueError("score_fn returned NaN")
+        candidate = _sampled(sample_fn)
+        # +-inf is a verdict (certainly right / wrong); NaN, a str or 10**400 is named
+        score = require_float("score_fn's score", score_fn(candidate), finite=False)
         # Strictly greater: an equal score never displaces an earlier sample.
         if best is None or score > best_score:
             best, best_score = candidate, float(score)

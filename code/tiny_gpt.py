@@ -506,6 +506,18 @@ def _next_tokens(
     return order.gather(1, pick[:, None]).squeeze(1)
 
 
+def _steered(logits_hook: LogitsHook, t: int, logp: Tensor, tokens: Tensor) -> Tensor:
+    """The caller's hook, its answer checked: None or a narrower tensor would otherwise fail
+    inside the draw (AttributeError) or, worse, silently draw from the wrong columns."""
+    out = logits_hook(t, logp, tokens)
+    if not isinstance(out, Tensor) or not out.is_floating_point() or out.shape != logp.shape:
+        got = (f"shape {tuple(out.shape)}, {out.dtype}" if isinstance(out, Tensor)
+               else type(out).__name__)
+        raise TypeError(f"logits_hook must return a float tensor of its logp's shape "
+                        f"{tuple(logp.shape)}, got {got}")
+    return out
+
+
 @torch.no_grad()
 def _sample_group(
     model: TinyGPT,
@@ -529,7 +541,7 @@ def _sample_group(
         logits = model(feed, cache)[:, -1] if use_cache else model(seq)[:, -1]
         logp = _output_log_probs(logits)
         # A hook steers the draw (budget forcing); the recorded log-probs stay the model's own.
-        steered = logp if logits_hook is None else logits_hook(t, logp, tokens[:, :t])
+        steered = logp if logits_hook is None else _steered(logits_hook, t, logp, tokens[:, :t])
         nxt = _next_tokens(steered, temperature, top_p, generator)
         nxt = torch.where(done, torch.full_like(nxt, _PAD_ID), nxt)
         lp = logp.gather(1, nxt[:, None]).squeeze(1)

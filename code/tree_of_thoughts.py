@@ -32,6 +32,7 @@ from pathlib import Path
 import game24
 from checks import (
     require_bool,
+    require_float,
     require_instance,
     require_int,
     require_path,
@@ -215,11 +216,8 @@ def _check_search(numbers: object, beam_width: object, evaluator: object, batch:
 
 
 def _as_score(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"evaluator must return a number, got {value!r}")
-    if not math.isfinite(float(value)):
-        raise ValueError(f"evaluator must return a finite number, got {value!r}")
-    return float(value)
+    """One score the evaluator returned: a finite real (10**400 or a str is named)."""
+    return require_float("evaluator's score", value)
 
 
 def _judge(evaluator: Callable) -> Callable[[Key], float]:
@@ -234,7 +232,10 @@ def _judge(evaluator: Callable) -> Callable[[Key], float]:
 
 def _score_batch(evaluator: Callable, states: list[State]) -> list[float]:
     """Score a whole level with one call on the list of states (``batch=True``)."""
-    scores = list(evaluator(list(states)))
+    # The hook's answer is checked before it is read: a non-sequence, or an endless iterator
+    # (read one past the level's size, no further), is named instead of failing inside list().
+    scores = require_sequence("evaluator's scores (batch=True)", evaluator(list(states)),
+                              max_len=len(states))
     if len(scores) != len(states):
         raise ValueError(
             f"evaluator (batch=True) must return one score per state: "

@@ -669,3 +669,84 @@ def test_an_out_of_vocabulary_token_id_is_refused_by_the_model():
     for bad in (SMALL.vocab_size, -1):
         with pytest.raises(ValueError, match=r"^idx .*token ids in \[0, "):
             model(torch.tensor([[1, bad]]))
+
+
+# Hooks (callbacks the caller passes in) whose answer was read unchecked: junk came back as an
+# AttributeError from deep inside, a message naming another function's argument, an endless
+# read, or (a narrower logits tensor) a silently wrong draw. Each is checked where it returns.
+class _Junk:
+    pass
+
+
+def _endless():
+    """Scores without end, as far as a reader of a level can tell (the old list() read them all:
+    stopped here at 10**5 with an error the test does not expect, not by the machine's memory)."""
+    for i in itertools.count():
+        if i > 10**5:
+            raise RuntimeError("read 10**5 scores for a level of a few dozen states")
+        yield 0.5
+
+
+def _sampler(out):
+    return lambda: out
+
+
+HOOK_CASES = [
+    # tree_of_thoughts: the evaluator, one state at a time and batch=True
+    (lambda: tree_of_thoughts.bfs_search([4, 9, 10, 13], 2, lambda s: 10**400), ValueError,
+     "evaluator's score"),
+    (lambda: tree_of_thoughts.dfs_search([4, 9, 10, 13], lambda s: 10**400), ValueError,
+     "evaluator's score"),
+    (lambda: tree_of_thoughts.bfs_search([4, 9, 10, 13], 2, lambda s: _Junk(), batch=True),
+     TypeError, r"evaluator's scores \(batch=True\) must be a sequence"),
+    (lambda: tree_of_thoughts.bfs_search([4, 9, 10, 13], 2, lambda s: None, batch=True),
+     TypeError, r"evaluator's scores \(batch=True\)"),
+    (lambda: tree_of_thoughts.bfs_search([4, 9, 10, 13], 2, lambda s: _endless(), batch=True),
+     ValueError, r"evaluator's scores \(batch=True\) must hold at most"),
+    # reasoning: the sampler and the verifier
+    (lambda: reasoning.self_consistency(_sampler(_Junk()), 3), TypeError,
+     "sample_fn must return a str"),
+    (lambda: reasoning.self_consistency(_sampler(None), 3), TypeError,
+     "sample_fn must return a str"),
+    (lambda: reasoning.best_of_n(_sampler("#### 3"), lambda s: 10**400, 3), ValueError,
+     "score_fn's score"),
+    # budget forcing: the logits hook tiny_gpt.sample calls, and what it returns
+    (lambda: _budget_hook()(1, [0.1], [1]), TypeError, "logp must be a torch.Tensor"),
+    (lambda: _budget_hook()(1, torch.zeros(2, 5), None), TypeError, "tokens must be a torch"),
+    (lambda: _budget_hook()("1", torch.zeros(2, 5), torch.zeros(2, 1, dtype=torch.long)),
+     TypeError, "t must be an int"),
+    (lambda: _sample_with_hook(lambda t, logp, tokens: None), TypeError, "logits_hook must return"),
+    (lambda: _sample_with_hook(lambda t, logp, tokens: logp[:, :3]), TypeError,
+     "logits_hook must return"),  # was silent: the draw ran over the first three tokens only
+    (lambda: _sample_with_hook(lambda t, logp, tokens: logp.long()), TypeError,
+     "logits_hook must return"),
+]
+
+
+def _budget_hook():
+    import budget
+
+    return budget.budget_hook(3)
+
+
+def _sample_with_hook(hook):
+    from tiny_gpt import sample
+
+    model = TinyGPT(SMALL, seed=0)
+    return sample(model, ["7+5="], 0.0, logits_hook=hook)
+
+
+@pytest.mark.parametrize(("call", "error", "message"), HOOK_CASES,
+                         ids=[f"hook{i}" for i in range(len(HOOK_CASES))])
+def test_a_hook_returning_the_wrong_thing_is_named(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_the_hooks_still_run_when_they_answer_right():
+    assert tree_of_thoughts.bfs_search(
+        [4, 9, 10, 13], 5, lambda states: [tree_of_thoughts.oracle_evaluator(s) for s in states],
+        batch=True) is not None  # fmt: skip
+    assert reasoning.best_of_n(_sampler("#### 3"), lambda s: -math.inf, 2) == "#### 3"
+    out = _sample_with_hook(_budget_hook())
+    assert len(out.completions) == 1
