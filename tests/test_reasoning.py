@@ -235,7 +235,7 @@ def test_self_consistency_bad_input():
         self_consistency(lambda: "1", True)
     with pytest.raises(TypeError, match="sample_fn"):
         self_consistency("1", 3)
-    with pytest.raises(TypeError, match="text"):
+    with pytest.raises(TypeError, match="sample_fn must return a str"):  # not extract_answer's text
         self_consistency(lambda: 1, 3)
 
 
