@@ -43,11 +43,11 @@ export function beamSweepChart({Plot, html, width}, full, demo, {errorRate, beam
   return html`<div data-widget="beam-sweep">${chart}
     <p aria-live="polite">Blue line: all ${fullAt.total} solvable puzzles under a judge with error rate ${errorRate};
       orange dots: the ${demoAt.total} demo puzzles; dashed: the oracle ceiling. At b = ${beam} the
-      search solves <b data-readout="full" data-value=${fullAt.solve_rate}>${(100 * fullAt.solve_rate).toFixed(1)}%</b>
-      of all puzzles (<span data-readout="demo" data-value=${demoAt.solve_rate}>${(100 * demoAt.solve_rate).toFixed(0)}%</span>
-      of the demo set; oracle <span data-readout="oracle" data-value=${oracle.solve_rate}>${(100 * oracle.solve_rate).toFixed(0)}%</span>).
+      search solves <b data-readout="full" data-value="${fullAt.solve_rate}">${(100 * fullAt.solve_rate).toFixed(1)}%</b>
+      of all puzzles (<span data-readout="demo" data-value="${demoAt.solve_rate}">${(100 * demoAt.solve_rate).toFixed(0)}%</span>
+      of the demo set; oracle <span data-readout="oracle" data-value="${oracle.solve_rate}">${(100 * oracle.solve_rate).toFixed(0)}%</span>).
       From a greedy chain to b = ${widths.at(-1)}:
-      <span data-readout="greedy" data-value=${greedy.solve_rate}>${(100 * greedy.solve_rate).toFixed(1)}%</span> →
-      <span data-readout="widest" data-value=${widest.solve_rate}>${(100 * widest.solve_rate).toFixed(1)}%</span>.</p>
+      <span data-readout="greedy" data-value="${greedy.solve_rate}">${(100 * greedy.solve_rate).toFixed(1)}%</span> →
+      <span data-readout="widest" data-value="${widest.solve_rate}">${(100 * widest.solve_rate).toFixed(1)}%</span>.</p>
   </div>`;
 }

@@ -54,8 +54,8 @@ export function cispoCliffChart({Plot, html, width}, {ratio, epsHigh}) {
   const status = grpo === 0 ? "silenced: past the cliff, GRPO's gradient is exactly zero" : "inside the trust region: both agree";
   return html`<div data-widget="cispo-cliff">${chart}
     <p aria-live="polite">Token at r = ${ratio.toFixed(2)} (${status}). GRPO
-      <b data-readout="grpo" data-value=${grpo}>${grpo.toFixed(3)}</b>, CISPO
-      <b data-readout="cispo" data-value=${cispo}>${cispo.toFixed(3)}</b>; the cliff and the start of
-      the plateau sit at r = <b data-readout="wall" data-value=${wall}>${wall.toFixed(2)}</b>.</p>
+      <b data-readout="grpo" data-value="${grpo}">${grpo.toFixed(3)}</b>, CISPO
+      <b data-readout="cispo" data-value="${cispo}">${cispo.toFixed(3)}</b>; the cliff and the start of
+      the plateau sit at r = <b data-readout="wall" data-value="${wall}">${wall.toFixed(2)}</b>.</p>
   </div>`;
 }

@@ -72,12 +72,12 @@ export function clipHigherChart({Plot, html, width}, grpoCurve, {epsHigh, epsLow
     <p style="font-size:0.9em">Dashed grey: GRPO, ε = ${grpoEps} on both sides. Solid orange: DAPO's
       decoupled clip. Upper branch A = +1, lower branch A = −1; a flat zero means the token has
       stopped learning.</p>
-    <p aria-live="polite">Zero-gradient wall for good tokens at r = <b data-readout="wall" data-value=${wall}>${wall.toFixed(2)}</b>
+    <p aria-live="polite">Zero-gradient wall for good tokens at r = <b data-readout="wall" data-value="${wall}">${wall.toFixed(2)}</b>
       (GRPO: ${(1 + grpoEps).toFixed(2)}); floor for bad tokens at r =
-      <b data-readout="floor" data-value=${floor}>${floor.toFixed(2)}</b>.
-      At r = ${ratio.toFixed(2)}: A = +1 gets GRPO <b data-readout="grpo-pos" data-value=${here.grpoPos}>${fmt(here.grpoPos)}</b>,
-      DAPO <b data-readout="dapo-pos" data-value=${here.dapoPos}>${fmt(here.dapoPos)}</b>;
-      A = −1 gets GRPO <b data-readout="grpo-neg" data-value=${here.grpoNeg}>${fmt(here.grpoNeg)}</b>,
-      DAPO <b data-readout="dapo-neg" data-value=${here.dapoNeg}>${fmt(here.dapoNeg)}</b>.</p>
+      <b data-readout="floor" data-value="${floor}">${floor.toFixed(2)}</b>.
+      At r = ${ratio.toFixed(2)}: A = +1 gets GRPO <b data-readout="grpo-pos" data-value="${here.grpoPos}">${fmt(here.grpoPos)}</b>,
+      DAPO <b data-readout="dapo-pos" data-value="${here.dapoPos}">${fmt(here.dapoPos)}</b>;
+      A = −1 gets GRPO <b data-readout="grpo-neg" data-value="${here.grpoNeg}">${fmt(here.grpoNeg)}</b>,
+      DAPO <b data-readout="dapo-neg" data-value="${here.dapoNeg}">${fmt(here.dapoNeg)}</b>.</p>
   </div>`;
 }

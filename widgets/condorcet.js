@@ -49,8 +49,8 @@ export function condorcetChart({Plot, html, width}, mc, {p, D, nMax}) {
   const plur = last("Plurality");
   return html`<div data-widget="condorcet">${chart}
     <p aria-live="polite">At n = ${nMax}: colluding wrong answers
-      <b data-readout="condorcet" data-value=${cond}>${cond.toFixed(3)}</b>,
-      ${D} scattered wrong answers <b data-readout="plurality" data-value=${plur}>${plur.toFixed(3)}</b>.
+      <b data-readout="condorcet" data-value="${cond}">${cond.toFixed(3)}</b>,
+      ${D} scattered wrong answers <b data-readout="plurality" data-value="${plur}">${plur.toFixed(3)}</b>.
       The grey line is one sample's accuracy p; dots are ${dots.length} simulated points.</p>
   </div>`;
 }

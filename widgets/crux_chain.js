@@ -80,10 +80,10 @@ export function cruxChain({Plot, html, width}, text, {target = 24} = {}) {
         : html`Both models reject this chain.`;
   return html`<div data-widget="crux-chain">
     ${chart}
-    <p aria-live="polite">Step rewards <code data-readout="rewards" data-value=${rewards.join(",")}>[${rewards.join(", ")}]</code>;
-      PRM score (min) <b data-readout="prm" data-value=${prm}>${prm.toFixed(1)}</b>,
-      ORM score <b data-readout="orm" data-value=${orm}>${orm.toFixed(1)}</b>;
-      first error at step index <b data-readout="first-error" data-value=${first ?? ""}>${first ?? "none"}</b>.
+    <p aria-live="polite">Step rewards <code data-readout="rewards" data-value="${rewards.join(",")}">[${rewards.join(", ")}]</code>;
+      PRM score (min) <b data-readout="prm" data-value="${prm}">${prm.toFixed(1)}</b>,
+      ORM score <b data-readout="orm" data-value="${orm}">${orm.toFixed(1)}</b>;
+      first error at step index <b data-readout="first-error" data-value="${first ?? ""}">${first ?? "none"}</b>.
       ${verdict}</p>
   </div>`;
 }

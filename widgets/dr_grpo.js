@@ -66,12 +66,12 @@ export function difficultyWeightChart({Plot, html, width}, {p, table, labels, ep
   }));
   return html`<div data-widget="difficulty-weight">${chart}
     <p aria-live="polite">At p = ${p.toFixed(2)} GRPO scales this question's advantages by
-      <b data-readout="grpo" data-value=${w}>${w.toFixed(2)}</b>, Dr. GRPO by
-      <b data-readout="dr" data-value=${1}>1</b>:
-      <b data-readout="ratio" data-value=${w / balanced}>${(w / balanced).toFixed(2)}</b>× the weight of a
+      <b data-readout="grpo" data-value="${w}">${w.toFixed(2)}</b>, Dr. GRPO by
+      <b data-readout="dr" data-value="${1}">1</b>:
+      <b data-readout="ratio" data-value="${w / balanced}">${(w / balanced).toFixed(2)}</b>× the weight of a
       balanced (p = 0.50) question. A right answer's advantage is
-      <b data-readout="adv_grpo" data-value=${advRight}>${advRight.toFixed(3)}</b> under GRPO and
-      <b data-readout="adv_dr" data-value=${1 - p}>${(1 - p).toFixed(3)}</b> under Dr. GRPO.
+      <b data-readout="adv_grpo" data-value="${advRight}">${advRight.toFixed(3)}</b> under GRPO and
+      <b data-readout="adv_dr" data-value="${1 - p}">${(1 - p).toFixed(3)}</b> under Dr. GRPO.
       Open dots: the three weights printed in the text.</p>
   </div>`;
 }
@@ -149,16 +149,16 @@ export function lengthPushChart({Plot, html, width}, {rightLength, wrongLength, 
   return html`<div data-widget="length-push">
     <div style="display:flex;flex-wrap:wrap;gap:12px">${perToken}${totals}</div>
     <p aria-live="polite">Each token of the right answer (${rightLength} tokens) is pushed up by
-      <b data-readout="grpo_right" data-value=${right.grpo}>${pct(right.grpo)}</b> under GRPO and
-      <b data-readout="dr_right" data-value=${right.dr_grpo}>${pct(right.dr_grpo)}</b> under Dr. GRPO;
+      <b data-readout="grpo_right" data-value="${right.grpo}">${pct(right.grpo)}</b> under GRPO and
+      <b data-readout="dr_right" data-value="${right.dr_grpo}">${pct(right.dr_grpo)}</b> under Dr. GRPO;
       each token of the wrong answer (${wrongLength} tokens) is pushed down by
-      <b data-readout="grpo_wrong" data-value=${wrong.grpo}>${pct(-wrong.grpo)}</b> and
-      <b data-readout="dr_wrong" data-value=${wrong.dr_grpo}>${pct(-wrong.dr_grpo)}</b>.
-      Under GRPO a wrong token costs <b data-readout="grpo_ratio" data-value=${1 / ratio}>${(1 / ratio).toFixed(3)}</b>×
+      <b data-readout="grpo_wrong" data-value="${wrong.grpo}">${pct(-wrong.grpo)}</b> and
+      <b data-readout="dr_wrong" data-value="${wrong.dr_grpo}">${pct(-wrong.dr_grpo)}</b>.
+      Under GRPO a wrong token costs <b data-readout="grpo_ratio" data-value="${1 / ratio}">${(1 / ratio).toFixed(3)}</b>×
       what a right token earns; under Dr. GRPO exactly 1×.</p>
     <p aria-live="polite">Summed over its tokens, the whole wrong answer costs
-      <b data-readout="grpo_wrong_total" data-value=${wrong.grpo_total}>${wrong.grpo_total.toFixed(3)}</b> under GRPO
-      at any length, <b data-readout="dr_wrong_total" data-value=${wrong.dr_grpo_total}>${wrong.dr_grpo_total.toFixed(3)}</b>
+      <b data-readout="grpo_wrong_total" data-value="${wrong.grpo_total}">${wrong.grpo_total.toFixed(3)}</b> under GRPO
+      at any length, <b data-readout="dr_wrong_total" data-value="${wrong.dr_grpo_total}">${wrong.dr_grpo_total.toFixed(3)}</b>
       under Dr. GRPO (its constant is the ${maxLen}-token budget). Small dots: demonstrate_length_bias's rows.</p>
   </div>`;
 }
@@ -195,10 +195,10 @@ export function lengthDriftChart({Plot, html, width}, records, labels) {
   const value = (method, track) => last(method, track).length;
   return html`<div data-widget="length-drift">${chart}
     <p aria-live="polite">After ${lastStep} updates: under GRPO wrong chains average
-      <b data-readout="grpo_wrong" data-value=${value(GRPO, "wrong chains")}>${value(GRPO, "wrong chains").toFixed(1)}</b> tokens and right
-      chains <b data-readout="grpo_right" data-value=${value(GRPO, "right chains")}>${value(GRPO, "right chains").toFixed(1)}</b>;
-      under Dr. GRPO <b data-readout="dr_wrong" data-value=${value(DR, "wrong chains")}>${value(DR, "wrong chains").toFixed(1)}</b> and
-      <b data-readout="dr_right" data-value=${value(DR, "right chains")}>${value(DR, "right chains").toFixed(1)}</b>.
+      <b data-readout="grpo_wrong" data-value="${value(GRPO, "wrong chains")}">${value(GRPO, "wrong chains").toFixed(1)}</b> tokens and right
+      chains <b data-readout="grpo_right" data-value="${value(GRPO, "right chains")}">${value(GRPO, "right chains").toFixed(1)}</b>;
+      under Dr. GRPO <b data-readout="dr_wrong" data-value="${value(DR, "wrong chains")}">${value(DR, "wrong chains").toFixed(1)}</b> and
+      <b data-readout="dr_right" data-value="${value(DR, "right chains")}">${value(DR, "right chains").toFixed(1)}</b>.
       Solid: wrong chains; dashed: right chains. Length never changes the reward.</p>
   </div>`;
 }

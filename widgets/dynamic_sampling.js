@@ -47,9 +47,9 @@ export function dynamicSamplingChart({Plot, html, width}, pythonCurves, {p, G}) 
   return html`<div data-widget="dynamic-sampling">${chart}
     <p style="font-size:0.9em">Thin: Python's curves. Thick: the group size you picked, computed in your browser.</p>
     <p aria-live="polite">At p = ${p.toFixed(2)} with G = ${G}: a group is unanimous (zero gradient)
-      <b data-readout="wasted" data-value=${wasted}>${(100 * wasted).toFixed(1)}%</b> of the time and
-      useful <b data-readout="kept" data-value=${kept}>${(100 * kept).toFixed(1)}%</b> of the time, so
-      Dynamic Sampling draws on average <b data-readout="rollouts" data-value=${rollouts}>${rollouts.toFixed(2)}</b>
+      <b data-readout="wasted" data-value="${wasted}">${(100 * wasted).toFixed(1)}%</b> of the time and
+      useful <b data-readout="kept" data-value="${kept}">${(100 * kept).toFixed(1)}%</b> of the time, so
+      Dynamic Sampling draws on average <b data-readout="rollouts" data-value="${rollouts}">${rollouts.toFixed(2)}</b>
       groups for each one it keeps.</p>
   </div>`;
 }

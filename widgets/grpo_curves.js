@@ -46,10 +46,10 @@ export function grpoCurvesChart({Plot, html, width}, records, reference, {groupS
   }));
   return html`<div data-widget="grpo-curves">${chart}
     <p aria-live="polite">G = ${groupSize}, β = ${beta}: after ${final.step} steps p(correct) =
-      <b data-readout="final" data-value=${final.p_correct}>${final.p_correct.toFixed(3)}</b>;
+      <b data-readout="final" data-value="${final.p_correct}">${final.p_correct.toFixed(3)}</b>;
       ${reach < 0
-        ? html`it <b data-readout="steps90" data-value=${reach}>never</b> passes 0.9`
-        : html`it first passes 0.9 at step <b data-readout="steps90" data-value=${reach}>${reach}</b>`}.
+        ? html`it <b data-readout="steps90" data-value="${reach}">never</b> passes 0.9`
+        : html`it first passes 0.9 at step <b data-readout="steps90" data-value="${reach}">${reach}</b>`}.
       Dashed, in the text's colour: the run above (G = 32, β = 0.04). Grey dashes: chance, 1/${Math.round(1 / chance)}.</p>
   </div>`;
 }

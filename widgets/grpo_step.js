@@ -53,7 +53,7 @@ export function grpoStepChart({Plot, html, width}, {groupSize, right}) {
     ]
   }));
   const advList = rows.map(
-    (d, i) => html`<span data-readout=${`adv${i + 1}`} data-value=${d.advantage}></span>`
+    (d, i) => html`<span data-readout="${`adv${i + 1}`}" data-value="${d.advantage}"></span>`
   );
   const verdict = tied
     ? html`<p style="color:${ink.warn}" aria-live="polite"><b data-readout="signal" data-value="none">No signal.</b>
@@ -68,9 +68,9 @@ export function grpoStepChart({Plot, html, width}, {groupSize, right}) {
     : "";
   return html`<div data-widget="grpo-step">${chart}${outside}
     <p aria-live="polite">${numRight} of ${groupSize} right: mean reward
-      <b data-readout="mean" data-value=${mean}>${mean.toFixed(3)}</b>,
-      population std <b data-readout="std" data-value=${std}>${std.toFixed(3)}</b>
-      <span data-readout="right" data-value=${numRight}></span>${advList}</p>
+      <b data-readout="mean" data-value="${mean}">${mean.toFixed(3)}</b>,
+      population std <b data-readout="std" data-value="${std}">${std.toFixed(3)}</b>
+      <span data-readout="right" data-value="${numRight}"></span>${advList}</p>
     ${verdict}
   </div>`;
 }

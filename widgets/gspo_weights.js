@@ -51,13 +51,13 @@ export function gspoWeightsChart({Plot, html, width}, noise, {jumpA, jumpB}) {
   }));
   return html`<div data-widget="gspo-weights">${chart}
     <p aria-live="polite">GRPO: token ${SPIKE_POSITIONS[0]} is weighted
-      <b data-readout="wA" data-value=${wA}>${wA.toFixed(3)}</b> and token ${SPIKE_POSITIONS[1]}
-      <b data-readout="wB" data-value=${wB}>${wB.toFixed(3)}</b>;
-      <b data-readout="outside" data-value=${outside}>${outside}</b> of ${L} tokens sit outside its
+      <b data-readout="wA" data-value="${wA}">${wA.toFixed(3)}</b> and token ${SPIKE_POSITIONS[1]}
+      <b data-readout="wB" data-value="${wB}">${wB.toFixed(3)}</b>;
+      <b data-readout="outside" data-value="${outside}">${outside}</b> of ${L} tokens sit outside its
       clip band [0.8, 1.2] (shaded). The raw product of all ${L} ratios is
-      <b data-readout="product" data-value=${product}>${product.toPrecision(3)}</b>.
+      <b data-readout="product" data-value="${product}">${product.toPrecision(3)}</b>.
       GSPO weights every token by one number, s =
-      <b data-readout="s" data-value=${s}>${s.toFixed(4)}</b>.</p>
+      <b data-readout="s" data-value="${s}">${s.toFixed(4)}</b>.</p>
   </div>`;
 }
 
@@ -101,9 +101,9 @@ export function trainingCurvesChart({Plot, html, width}, curves, {run}) {
   top.style.margin = "0"; // a Plot with a legend is a <figure>: drop its default indent so the axes align
   return html`<div data-widget="gspo-training">${top}${bottom}
     <p aria-live="polite">${run}: after ${last.step} updates p(correct token) =
-      <b data-readout="final" data-value=${last.p_correct}>${last.p_correct.toFixed(3)}</b>;
+      <b data-readout="final" data-value="${last.p_correct}">${last.p_correct.toFixed(3)}</b>;
       on average the clip zeroed
-      <b data-readout="clipped" data-value=${meanClip}>${(100 * meanClip).toFixed(1)}%</b>
+      <b data-readout="clipped" data-value="${meanClip}">${(100 * meanClip).toFixed(1)}%</b>
       of the gradient terms per update (bars).</p>
   </div>`;
 }

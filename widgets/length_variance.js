@@ -54,13 +54,13 @@ export function lengthVarianceChart({Plot, html, width}, mc, {v, length}) {
   const gap = law.product / law.seq;
   return html`<div data-widget="length-variance">${chart}
     <p aria-live="polite">At L = ${length}: one token's weight has log-variance
-      <b data-readout="token" data-value=${law.token}>${fmt(law.token)}</b>
-      (simulated <span data-readout="token_mc" data-value=${here.token_mc}>${fmt(here.token_mc)}</span>),
-      the raw product <b data-readout="product" data-value=${law.product}>${fmt(law.product)}</b>
-      (simulated <span data-readout="product_mc" data-value=${here.product_mc}>${fmt(here.product_mc)}</span>),
-      GSPO's s <b data-readout="seq" data-value=${law.seq}>${fmt(law.seq)}</b>
-      (simulated <span data-readout="seq_mc" data-value=${here.seq_mc}>${fmt(here.seq_mc)}</span>).
-      The product's variance is <b data-readout="gap" data-value=${gap}>${Math.round(gap).toLocaleString("en-US")}</b>
+      <b data-readout="token" data-value="${law.token}">${fmt(law.token)}</b>
+      (simulated <span data-readout="token_mc" data-value="${here.token_mc}">${fmt(here.token_mc)}</span>),
+      the raw product <b data-readout="product" data-value="${law.product}">${fmt(law.product)}</b>
+      (simulated <span data-readout="product_mc" data-value="${here.product_mc}">${fmt(here.product_mc)}</span>),
+      GSPO's s <b data-readout="seq" data-value="${law.seq}">${fmt(law.seq)}</b>
+      (simulated <span data-readout="seq_mc" data-value="${here.seq_mc}">${fmt(here.seq_mc)}</span>).
+      The product's variance is <b data-readout="gap" data-value="${gap}">${Math.round(gap).toLocaleString("en-US")}</b>
       times s's: L².</p>
   </div>`;
 }

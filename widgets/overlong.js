@@ -46,9 +46,9 @@ export function overlongChart({Plot, html, width}, pythonRamp, {maxLen, cacheLen
   return html`<div data-widget="overlong">${chart}
     <p style="font-size:0.9em">Orange: DAPO's soft penalty. Dashed: the hard cliff (−1 once truncated).
       Grey dots: Python's ramp at L_max = 20480, L_cache = 4096.</p>
-    <p aria-live="polite">The ramp starts at <b data-readout="start" data-value=${start}>${start}</b> tokens and reaches −1 at
-      <b data-readout="cap" data-value=${maxLen}>${maxLen}</b>. A ${length}-token response gets
-      <b data-readout="penalty" data-value=${soft}>${soft.toFixed(3)}</b> from the ramp
-      (the hard cliff would give <b data-readout="hard" data-value=${hard}>${hard.toFixed(0)}</b>).</p>
+    <p aria-live="polite">The ramp starts at <b data-readout="start" data-value="${start}">${start}</b> tokens and reaches −1 at
+      <b data-readout="cap" data-value="${maxLen}">${maxLen}</b>. A ${length}-token response gets
+      <b data-readout="penalty" data-value="${soft}">${soft.toFixed(3)}</b> from the ramp
+      (the hard cliff would give <b data-readout="hard" data-value="${hard}">${hard.toFixed(0)}</b>).</p>
   </div>`;
 }

@@ -77,8 +77,8 @@ export function passAtKChart({Plot, html, width}, {n, c, k, D}) {
     ]
   }));
   return html`<div data-widget="pass-at-k">${chart}
-    <p aria-live="polite">n = ${n}, c = ${c}, k = ${k}: pass@k <b data-readout="unbiased" data-value=${here.unbiased}>${here.unbiased.toFixed(4)}</b>,
-      naive <b data-readout="naive" data-value=${here.naive}>${here.naive.toFixed(4)}</b>,
-      cons@k <b data-readout="cons" data-value=${here.cons}>${here.cons.toFixed(4)}</b>.</p>
+    <p aria-live="polite">n = ${n}, c = ${c}, k = ${k}: pass@k <b data-readout="unbiased" data-value="${here.unbiased}">${here.unbiased.toFixed(4)}</b>,
+      naive <b data-readout="naive" data-value="${here.naive}">${here.naive.toFixed(4)}</b>,
+      cons@k <b data-readout="cons" data-value="${here.cons}">${here.cons.toFixed(4)}</b>.</p>
   </div>`;
 }

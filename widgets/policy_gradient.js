@@ -54,11 +54,11 @@ export function baselineVarianceChart({Plot, html, width}, {probs, rewards, base
   // Values of b (the slider's, the best, the mean reward) print as the slider steps, 0.01.
   return html`<div data-widget="baseline-variance">${chart}
     <p aria-live="polite">With b = ${baseline.toFixed(2)} one sample's gradient estimate has variance
-      <b data-readout="variance" data-value=${here.variance}>${here.variance.toFixed(4)}</b>, against
-      <b data-readout="none" data-value=${none}>${none.toFixed(4)}</b> with no baseline
-      (<b data-readout="ratio" data-value=${ratio}>${ratio.toFixed(3)}</b>×). Its mean is the true gradient
-      whatever b is. The least variance, <b data-readout="best_variance" data-value=${here.best_variance}>${here.best_variance.toFixed(4)}</b>,
-      is at b = <b data-readout="best_baseline" data-value=${here.best_baseline}>${here.best_baseline.toFixed(2)}</b>;
+      <b data-readout="variance" data-value="${here.variance}">${here.variance.toFixed(4)}</b>, against
+      <b data-readout="none" data-value="${none}">${none.toFixed(4)}</b> with no baseline
+      (<b data-readout="ratio" data-value="${ratio}">${ratio.toFixed(3)}</b>×). Its mean is the true gradient
+      whatever b is. The least variance, <b data-readout="best_variance" data-value="${here.best_variance}">${here.best_variance.toFixed(4)}</b>,
+      is at b = <b data-readout="best_baseline" data-value="${here.best_baseline}">${here.best_baseline.toFixed(2)}</b>;
       the mean reward is ${here.mean_reward.toFixed(2)}.</p>
   </div>`;
 }
@@ -97,10 +97,10 @@ export function clipChart({Plot, html, width}, {eps, advantage, ratio}) {
   }));
   return html`<div data-widget="clip">${chart}
     <p aria-live="polite">At ρ = ${ratio.toFixed(2)} with A = ${advantage} the objective is
-      <b data-readout="objective" data-value=${value}>${value.toFixed(3)}</b> and its slope in ρ is
-      <b data-readout="slope" data-value=${slope}>${slope}</b>${slope === 0 ? " (clipped: this token gets no push)" : ""}.
+      <b data-readout="objective" data-value="${value}">${value.toFixed(3)}</b> and its slope in ρ is
+      <b data-readout="slope" data-value="${slope}">${slope}</b>${slope === 0 ? " (clipped: this token gets no push)" : ""}.
       The clip binds for ρ ${advantage > 0 ? ">" : "<"}
-      <b data-readout="edge" data-value=${advantage > 0 ? 1 + eps : 1 - eps}>${(advantage > 0 ? 1 + eps : 1 - eps).toFixed(2)}</b>,
+      <b data-readout="edge" data-value="${advantage > 0 ? 1 + eps : 1 - eps}">${(advantage > 0 ? 1 + eps : 1 - eps).toFixed(2)}</b>,
       the side the advantage pushes towards; on the other side the unclipped term is smaller and keeps its slope.</p>
   </div>`;
 }
@@ -148,8 +148,8 @@ export function gaeChart({Plot, html, width}, {lam, chain, curve}) {
   return html`<div data-widget="gae">
     <div style="display:flex;flex-wrap:wrap;gap:12px">${bars}${dial}</div>
     <p aria-live="polite">At λ = ${lam.toFixed(2)} the first token's advantage is
-      <b data-readout="first" data-value=${advantages[0]}>${advantages[0].toFixed(3)}</b>. Measured at λ = ${nearest.lam.toFixed(2)}:
-      the gradient's bias is <b data-readout="bias" data-value=${nearest.bias}>${nearest.bias.toFixed(3)}</b> (exact gradient ${nearest.exact.toFixed(3)})
-      and its variance <b data-readout="variance" data-value=${nearest.variance}>${nearest.variance.toFixed(3)}</b>.</p>
+      <b data-readout="first" data-value="${advantages[0]}">${advantages[0].toFixed(3)}</b>. Measured at λ = ${nearest.lam.toFixed(2)}:
+      the gradient's bias is <b data-readout="bias" data-value="${nearest.bias}">${nearest.bias.toFixed(3)}</b> (exact gradient ${nearest.exact.toFixed(3)})
+      and its variance <b data-readout="variance" data-value="${nearest.variance}">${nearest.variance.toFixed(3)}</b>.</p>
   </div>`;
 }

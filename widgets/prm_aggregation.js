@@ -63,11 +63,11 @@ export function prmAggregationChart({Plot, html, width}, example, agg) {
     ${stepChart}
     ${aggChart}
     <p aria-live="polite">${example.name}: <b>${agg}</b> scores the chain
-      <b data-readout="score" data-value=${chosen}>${chosen.toFixed(3)}</b>
-      (min <span data-readout="min" data-value=${rows[0].value}>${rows[0].value.toFixed(3)}</span>,
-      product <span data-readout="product" data-value=${rows[1].value}>${rows[1].value.toFixed(3)}</span>,
-      mean <span data-readout="mean" data-value=${rows[2].value}>${rows[2].value.toFixed(3)}</span>,
-      last <span data-readout="last" data-value=${rows[3].value}>${rows[3].value.toFixed(3)}</span>). The outcome model gives it
-      <b data-readout="orm" data-value=${example.orm}>${example.orm.toFixed(1)}</b>.</p>
+      <b data-readout="score" data-value="${chosen}">${chosen.toFixed(3)}</b>
+      (min <span data-readout="min" data-value="${rows[0].value}">${rows[0].value.toFixed(3)}</span>,
+      product <span data-readout="product" data-value="${rows[1].value}">${rows[1].value.toFixed(3)}</span>,
+      mean <span data-readout="mean" data-value="${rows[2].value}">${rows[2].value.toFixed(3)}</span>,
+      last <span data-readout="last" data-value="${rows[3].value}">${rows[3].value.toFixed(3)}</span>). The outcome model gives it
+      <b data-readout="orm" data-value="${example.orm}">${example.orm.toFixed(1)}</b>.</p>
   </div>`;
 }

@@ -33,10 +33,10 @@ export function budgetChart({Plot, html, width}, {rows, model, budget, labels, p
     ]
   }));
   return html`<div data-widget="budget">${chart}
-    <p aria-live="polite">${labels[model]}, budget ${budget}. Cut: accuracy <b data-readout="cut" data-value=${cut.accuracy}>${cut.accuracy.toFixed(3)}</b>,
-      <b data-readout="cut_thinking" data-value=${cut.thinking_tokens}>${cut.thinking_tokens.toFixed(1)}</b> thinking and
-      <b data-readout="cut_answer" data-value=${cut.answer_tokens}>${cut.answer_tokens.toFixed(1)}</b> answer tokens a problem.
-      Extended: accuracy <b data-readout="extend" data-value=${ext.accuracy}>${ext.accuracy.toFixed(3)}</b>,
-      <b data-readout="extend_thinking" data-value=${ext.thinking_tokens}>${ext.thinking_tokens.toFixed(1)}</b> thinking tokens.</p>
+    <p aria-live="polite">${labels[model]}, budget ${budget}. Cut: accuracy <b data-readout="cut" data-value="${cut.accuracy}">${cut.accuracy.toFixed(3)}</b>,
+      <b data-readout="cut_thinking" data-value="${cut.thinking_tokens}">${cut.thinking_tokens.toFixed(1)}</b> thinking and
+      <b data-readout="cut_answer" data-value="${cut.answer_tokens}">${cut.answer_tokens.toFixed(1)}</b> answer tokens a problem.
+      Extended: accuracy <b data-readout="extend" data-value="${ext.accuracy}">${ext.accuracy.toFixed(3)}</b>,
+      <b data-readout="extend_thinking" data-value="${ext.thinking_tokens}">${ext.thinking_tokens.toFixed(1)}</b> thinking tokens.</p>
   </div>`;
 }

@@ -21,7 +21,7 @@ export function pipelineDiagram({html}, {stages, value}) {
   };
   for (const s of stages) {
     const arrow = s.from.length ? `← ${s.from.map((f) => stages.find((t) => t.id === f).title).join(" + ")}` : "start";
-    const b = html`<button type="button" data-stage="${s.id}" title=${`${s.subtitle} (${arrow})`}
+    const b = html`<button type="button" data-stage="${s.id}" title="${`${s.subtitle} (${arrow})`}"
       style="grid-row:${s.row + 1};grid-column:${s.col + 1};border:2px solid #e07b00;border-radius:10px;padding:8px;cursor:pointer;text-align:left;font-size:0.85em;line-height:1.25;min-width:0;overflow-wrap:anywhere">${s.title}</button>`;
     b.onclick = () => {
       root.value = s.id;
@@ -47,7 +47,7 @@ export function stageCard({html}, {stages, id}) {
   return html`<div data-widget="stage-card" data-stage="${s.id}" style="border-left:4px solid #e07b00;padding:0.3rem 0.9rem">
     <p><b>${s.title}</b> (${s.subtitle}): ${s.what}</p>
     <table style="font-size:0.9em" aria-live="polite"><tbody>
-      ${s.numbers.map(([label, value, key]) => html`<tr><td>${label}</td><td style="text-align:right"><b data-readout="${key}" data-value=${value}>${typeof value === "number" ? value.toFixed(value >= 100 ? 0 : 3) : value}</b></td></tr>`)}
+      ${s.numbers.map(([label, value, key]) => html`<tr><td>${label}</td><td style="text-align:right"><b data-readout="${key}" data-value="${value}">${typeof value === "number" ? value.toFixed(value >= 100 ? 0 : 3) : value}</b></td></tr>`)}
     </tbody></table>
   </div>`;
 }

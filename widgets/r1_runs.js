@@ -120,7 +120,7 @@ export function objectiveCurves({Plot, html, width}, {train, curves, objectives,
   return html`<div data-widget="objective-curves" data-series="${series.length}">${chart}
     <p aria-live="polite">Solid: seed 0; dashed: seed 1${spec.source === "curves" ? "; bars: 95% bootstrap intervals over problems" : `; trailing mean over ${window} steps`}.
       At the last step (mean of the seeds${spec.source === "curves" ? `, on the curves' own evaluation${sizes(setup, setup && setup.curveSamples)}; the text quotes the full final evaluation` : ""}):
-      ${finals.map((f, i) => html`<span>${f.objective} <b data-readout="${f.objective}" data-value=${f.value}>${f.value.toFixed(3)}</b>${i < finals.length - 1 ? "; " : "."}</span> `)}</p>
+      ${finals.map((f, i) => html`<span>${f.objective} <b data-readout="${f.objective}" data-value="${f.value}">${f.value.toFixed(3)}</b>${i < finals.length - 1 ? "; " : "."}</span> `)}</p>
   </div>`;
 }
 
@@ -163,12 +163,12 @@ export function passAtKBeforeAfter({Plot, html, width}, {finals, before, after, 
     ]
   }));
   return html`<div data-widget="pass-at-k-rl">${chart}
-    <p aria-live="polite">At k = ${kk}: <b>${finals[before].label}</b> <b data-readout="before" data-value=${b}>${b.toFixed(3)}</b>,
-      <b>${finals[after].label}</b>${seedOf(after)} <b data-readout="after" data-value=${a}>${a.toFixed(3)}</b>
-      (difference <b data-readout="gain" data-value=${a - b}>${(a - b >= 0 ? "+" : "") + (a - b).toFixed(3)}</b>).
+    <p aria-live="polite">At k = ${kk}: <b>${finals[before].label}</b> <b data-readout="before" data-value="${b}">${b.toFixed(3)}</b>,
+      <b>${finals[after].label}</b>${seedOf(after)} <b data-readout="after" data-value="${a}">${a.toFixed(3)}</b>
+      (difference <b data-readout="gain" data-value="${a - b}">${(a - b >= 0 ? "+" : "") + (a - b).toFixed(3)}</b>).
       ${cross === undefined
         ? html`<span data-readout="cross" data-value="-1">The model after RL stays ahead at every k up to ${n}.</span>`
-        : html`<span>The model before RL catches up from k = <b data-readout="cross" data-value=${cross}>${cross}</b>.</span>`}</p>
+        : html`<span>The model before RL catches up from k = <b data-readout="cross" data-value="${cross}">${cross}</b>.</span>`}</p>
   </div>`;
 }
 
@@ -215,7 +215,7 @@ export function lengthCurves({Plot, html, width}, {train, objectives, labels, wi
   }));
   return html`<div data-widget="length-curves">${chart}
     <p aria-live="polite">Trailing mean over ${window} steps of the training batches${setup && setup.batchChains ? ` (${setup.batchChains} chains a step)` : ""}; solid seed 0, dashed seed 1.
-      ${summary.map((s) => html`<span>${s.objective}, ${s.chains}: <b data-readout="${`${s.objective}|${s.chains}`}" data-value=${s.end}>${s.start.toFixed(1)} → ${s.end.toFixed(1)}</b>. </span>`)}</p>
+      ${summary.map((s) => html`<span>${s.objective}, ${s.chains}: <b data-readout="${`${s.objective}|${s.chains}`}" data-value="${s.end}">${s.start.toFixed(1)} → ${s.end.toFixed(1)}</b>. </span>`)}</p>
   </div>`;
 }
 
@@ -266,6 +266,6 @@ export function zeroCurves({Plot, html, width}, {rows, metric, setup}) {
   }));
   return html`<div data-widget="zero-curves" data-series="${series.length}">${chart}
     <p aria-live="polite">Solid: seed 0; dashed: seed 1. At the last check-up (mean of the seeds):
-      ${finals.map((f) => html`<span>${f.start} <b data-readout="${f.start}" data-value=${f.value}>${f.value.toFixed(3)}</b>; </span>`)}</p>
+      ${finals.map((f) => html`<span>${f.start} <b data-readout="${f.start}" data-value="${f.value}">${f.value.toFixed(3)}</b>; </span>`)}</p>
   </div>`;
 }

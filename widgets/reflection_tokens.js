@@ -84,10 +84,10 @@ export function reflectionTokensChart({Plot, html, width}, tokens, epsHigh, labe
   const wait = res.tokens.find((t) => t.label === "Wait");
   return html`<div data-widget="reflection-tokens">${chart}${sweepChart}
     <p aria-live="polite">At ε_high = ${epsHigh.toFixed(2)}, fork tokens still learning: GRPO
-      <b data-readout="kept-grpo" data-value=${res.kept_grpo}>${res.kept_grpo}</b>/${res.n_fork}, CISPO
-      <b data-readout="kept-cispo" data-value=${res.kept_cispo}>${res.kept_cispo}</b>/${res.n_fork}.
+      <b data-readout="kept-grpo" data-value="${res.kept_grpo}">${res.kept_grpo}</b>/${res.n_fork}, CISPO
+      <b data-readout="kept-cispo" data-value="${res.kept_cispo}">${res.kept_cispo}</b>/${res.n_fork}.
       The gradient of <i>Wait</i> (r = ${wait.ratio}): GRPO
-      <b data-readout="wait-grpo" data-value=${wait.grad_grpo}>${wait.grad_grpo.toFixed(4)}</b>, CISPO
-      <b data-readout="wait-cispo" data-value=${wait.grad_cispo}>${wait.grad_cispo.toFixed(4)}</b>.</p>
+      <b data-readout="wait-grpo" data-value="${wait.grad_grpo}">${wait.grad_grpo.toFixed(4)}</b>, CISPO
+      <b data-readout="wait-cispo" data-value="${wait.grad_cispo}">${wait.grad_cispo.toFixed(4)}</b>.</p>
   </div>`;
 }

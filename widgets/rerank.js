@@ -38,12 +38,12 @@ export function rerankChart({Plot, html, width}, demo, ceiling, n) {
   const mix = demo.pool_mix;
   return html`<div data-widget="rerank">${chart}
     <p aria-live="polite">Pool of ${demo.pool_size}: ${mix.valid} valid, ${mix.flawed} flawed (right answer, broken step),
-      ${mix.wrong} wrong. Best of N = <b data-readout="n" data-value=${n}>${n}</b> over ${demo.trials} draws:
-      PRM <b data-readout="prm" data-value=${at("prm")}>${at("prm").toFixed(3)}</b>,
-      ORM <b data-readout="orm" data-value=${at("orm")}>${at("orm").toFixed(3)}</b>,
-      majority <b data-readout="majority" data-value=${at("majority")}>${at("majority").toFixed(3)}</b>.
+      ${mix.wrong} wrong. Best of N = <b data-readout="n" data-value="${n}">${n}</b> over ${demo.trials} draws:
+      PRM <b data-readout="prm" data-value="${at("prm")}">${at("prm").toFixed(3)}</b>,
+      ORM <b data-readout="orm" data-value="${at("orm")}">${at("orm").toFixed(3)}</b>,
+      majority <b data-readout="majority" data-value="${at("majority")}">${at("majority").toFixed(3)}</b>.
       The dashed line is the share of right-answer candidates whose reasoning is also valid,
-      <span data-readout="ceiling" data-value=${ceiling}>${ceiling.toFixed(3)}</span>: where a judge
+      <span data-readout="ceiling" data-value="${ceiling}">${ceiling.toFixed(3)}</span>: where a judge
       that reads only answers settles.</p>
   </div>`;
 }

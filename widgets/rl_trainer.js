@@ -259,7 +259,7 @@ export function trainerSession(jsonUrl, setup) {
 /** The four commands, as buttons that call the session (drawn once: a redraw never steals focus). */
 export function trainerButtons({html}, session) {
   const button = (text, action, hint) => {
-    const b = html`<button type="button" style="margin-right: 0.4em" title=${hint}>${text}</button>`;
+    const b = html`<button type="button" style="margin-right: 0.4em" title="${hint}">${text}</button>`;
     b.onclick = action;
     return b;
   };
@@ -336,7 +336,7 @@ function chainList(html, title, chains, answer) {
   return html`<div style="flex: 1 1 16em; min-width: 0">
     <div style="font-weight: 600">${title}</div>
     <ol style="font-family: monospace; font-size: 0.8em; padding-left: 2em; margin: 0.2em 0; overflow-wrap: anywhere">
-      ${chains.map((c) => html`<li data-chain=${c.text} data-right=${c.right ? 1 : 0} style="color: ${c.right ? ink.good : ink.bad}">${c.text} <b>${c.right ? "✓" : "✗"}</b></li>`)}
+      ${chains.map((c) => html`<li data-chain="${c.text}" data-right="${c.right ? 1 : 0}" style="color: ${c.right ? ink.good : ink.bad}">${c.text} <b>${c.right ? "✓" : "✗"}</b></li>`)}
     </ol>
     <div style="font-size: 0.85em; color: ${ink.muted}">${chains.filter((c) => c.right).length} of ${chains.length} right (answer ${answer}).</div>
   </div>`;
@@ -364,7 +364,7 @@ export function rlTrainerView({Plot, html, width}, state, setup) {
     : state.status !== "ready" ? "Stopped."
     : !run ? (state.errors.length ? "Waiting for settings it can use." : "Starting a run from the checkpoint…")
     : run.running ? `Training: step ${run.step}…` : run.step === 0 ? "At the checkpoint: press Step or Train." : `Paused after step ${run.step}.`;
-  const readout = (key, value, text) => html`<b data-readout=${key} data-value=${value ?? ""}>${text}</b>`;
+  const readout = (key, value, text) => html`<b data-readout="${key}" data-value="${value ?? ""}">${text}</b>`;
 
   const pass1 = evals.map((e) => ({step: e.step, pass1: e.pass1}));
   const bookCurve = record ? record.curve : [];
@@ -390,15 +390,15 @@ export function rlTrainerView({Plot, html, width}, state, setup) {
     ${chainList(html, run.step === 0 ? "Now (no step yet)" : `Now, after step ${run.step}`, run.after ?? [], answerOf(run.problem))}
   </div>` : "";
 
-  return html`<div data-widget="rl-trainer" data-status=${state.status}>
+  return html`<div data-widget="rl-trainer" data-status="${state.status}">
     <p aria-live="polite" style="margin: 0.3em 0"><b>${state.objective}</b> ·
-      <span data-readout="status" data-value=${run?.running ? "training" : state.status}>${status}</span>
+      <span data-readout="status" data-value="${run?.running ? "training" : state.status}">${status}</span>
       ${run?.msPerStep ? html` (${(run.msPerStep / 1000).toFixed(1)} s a step in this browser)` : ""}
-      <span hidden data-readout="step" data-value=${run?.step ?? ""}></span>
-      <span hidden data-readout="ms-per-step" data-value=${run?.msPerStep ?? ""}></span>
-      <span hidden data-readout="ms-per-check-up" data-value=${lastEval?.ms ?? ""}></span></p>
-    <div aria-live="polite" data-readout="messages" data-value=${messages.map((m) => m.key).join(",")}>
-      ${messages.map((m) => html`<p data-message=${m.key} style="color: ${ink.bad}; margin: 0.2em 0">${m.message}</p>`)}
+      <span hidden data-readout="step" data-value="${run?.step ?? ""}"></span>
+      <span hidden data-readout="ms-per-step" data-value="${run?.msPerStep ?? ""}"></span>
+      <span hidden data-readout="ms-per-check-up" data-value="${lastEval?.ms ?? ""}"></span></p>
+    <div aria-live="polite" data-readout="messages" data-value="${messages.map((m) => m.key).join(",")}">
+      ${messages.map((m) => html`<p data-message="${m.key}" style="color: ${ink.bad}; margin: 0.2em 0">${m.message}</p>`)}
     </div>
     <p aria-live="polite" style="margin: 0.3em 0">
       Held-out pass@1 ${readout("pass1", lastEval?.pass1, fmt(lastEval?.pass1))}${lastEval ? ` ± ${halfWidth(lastEval.pass1, draws).toFixed(3)}` : ""}

@@ -61,10 +61,10 @@ export function routingFlipsChart({Plot, html, width}, records, {jump, k}) {
   chart.style.margin = "0"; // a Plot with a legend is a <figure>: drop its default indent so the axes align
   return html`<div data-widget="routing-flips">${chart}${zoom}
     <p aria-live="polite">With ${k} flipped tokens (log-ratio jump ${jump}): the largest token ratio is
-      <b data-readout="max_token" data-value=${rec.max_token_ratio}>${fmt(rec.max_token_ratio)}</b>,
-      <b data-readout="outside" data-value=${rec.tokens_outside_grpo_clip}>${rec.tokens_outside_grpo_clip}</b>
+      <b data-readout="max_token" data-value="${rec.max_token_ratio}">${fmt(rec.max_token_ratio)}</b>,
+      <b data-readout="outside" data-value="${rec.tokens_outside_grpo_clip}">${rec.tokens_outside_grpo_clip}</b>
       tokens fall outside GRPO's clip band [0.8, 1.2], the raw product is
-      <b data-readout="product" data-value=${rec.product_ratio}>${fmt(rec.product_ratio)}</b>,
-      and GSPO's s is <b data-readout="seq" data-value=${rec.seq_ratio}>${rec.seq_ratio.toFixed(4)}</b>.</p>
+      <b data-readout="product" data-value="${rec.product_ratio}">${fmt(rec.product_ratio)}</b>,
+      and GSPO's s is <b data-readout="seq" data-value="${rec.seq_ratio}">${rec.seq_ratio.toFixed(4)}</b>.</p>
   </div>`;
 }

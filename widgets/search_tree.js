@@ -180,14 +180,14 @@ export function searchTree({Plot, html, width = 860}, tree, shown = 3) {
     </div>
     <ul style="font-size:0.9em">${lines}</ul>
     <p aria-live="polite">Beam b = ${tree.beam}, judge error rate ${tree.error}, showing
-      <span data-readout="shown" data-value=${shown}>${shown}</span> of 3 thoughts. States per level
-      <span data-readout="nodes1" data-value=${summary[0].states}>${summary[0].states}</span> /
-      <span data-readout="nodes2" data-value=${summary[1].states}>${summary[1].states}</span> /
-      <span data-readout="nodes3" data-value=${summary[2].states}>${summary[2].states}</span>, kept
-      <span data-readout="kept1" data-value=${summary[0].kept}>${summary[0].kept}</span> /
-      <span data-readout="kept2" data-value=${summary[1].kept}>${summary[1].kept}</span>; winnable states
-      the judge gave up on: <span data-readout="missed" data-value=${totalMissed}>${totalMissed}</span>.
-      Solved: <b data-readout="solved" data-value=${solved}>${solved ? "yes" : "no"}</b>
+      <span data-readout="shown" data-value="${shown}">${shown}</span> of 3 thoughts. States per level
+      <span data-readout="nodes1" data-value="${summary[0].states}">${summary[0].states}</span> /
+      <span data-readout="nodes2" data-value="${summary[1].states}">${summary[1].states}</span> /
+      <span data-readout="nodes3" data-value="${summary[2].states}">${summary[2].states}</span>, kept
+      <span data-readout="kept1" data-value="${summary[0].kept}">${summary[0].kept}</span> /
+      <span data-readout="kept2" data-value="${summary[1].kept}">${summary[1].kept}</span>; winnable states
+      the judge gave up on: <span data-readout="missed" data-value="${totalMissed}">${totalMissed}</span>.
+      Solved: <b data-readout="solved" data-value="${solved}">${solved ? "yes" : "no"}</b>
       <code data-readout="derivation" data-value="${tree.solution ?? ""}">${tree.solution ?? ""}</code></p>
   </div>`;
 }

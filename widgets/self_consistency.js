@@ -40,9 +40,9 @@ export function selfConsistencyStepper({Plot, html, width}, batch, correct, show
   // appeared first wins. Say so, rather than report the winner as if it had won outright.
   const top = Math.max(0, ...rows.map((r) => r.votes));
   const tied = rows.filter((r) => r.votes === top);
-  const voteB = html`<b data-readout="vote" data-value=${vote ?? ""}>${vote ?? "—"}</b>`;
+  const voteB = html`<b data-readout="vote" data-value="${vote ?? ""}">${vote ?? "—"}</b>`;
   const outcome = tied.length > 1
-    ? html`<span data-readout="tie" data-value=${tied.length}>a ${tied.map(() => top).join("–")} tie
+    ? html`<span data-readout="tie" data-value="${tied.length}">a ${tied.map(() => top).join("–")} tie
       between ${tied.map((r) => r.answer).join(" and ")}</span>, broken for the one that appeared
       first: ${voteB} (${verdict})`
     : html`${voteB} (${verdict})`;
@@ -50,8 +50,8 @@ export function selfConsistencyStepper({Plot, html, width}, batch, correct, show
     <p>Prompt: <code>${problem}=</code> (right answer ${correct}). Each line is one sampled chain.</p>
     ${list}
     ${chart}
-    <p aria-live="polite">After <span data-readout="shown" data-value=${shown}>${shown}</span> chains the vote is
+    <p aria-live="polite">After <span data-readout="shown" data-value="${shown}">${shown}</span> chains the vote is
       ${outcome};
-      <span data-readout="right" data-value=${nRight}>${nRight}</span> of ${shown} chains were right.</p>
+      <span data-readout="right" data-value="${nRight}">${nRight}</span> of ${shown} chains were right.</p>
   </div>`;
 }

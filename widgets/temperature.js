@@ -22,9 +22,9 @@ export function temperatureChart({Plot, html, width}, curves, T) {
     ]
   }));
   return html`<div data-widget="temperature">${chart}
-    <p aria-live="polite">T = ${T}: pass@1 <b data-readout="pass1" data-value=${at("pass@k", 1)}>${at("pass@k", 1).toFixed(3)}</b>,
-      pass@64 <b data-readout="pass64" data-value=${at("pass@k", 64)}>${at("pass@k", 64).toFixed(3)}</b>,
-      cons@64 <b data-readout="cons64" data-value=${at("cons@k", 64)}>${at("cons@k", 64).toFixed(3)}</b>.
+    <p aria-live="polite">T = ${T}: pass@1 <b data-readout="pass1" data-value="${at("pass@k", 1)}">${at("pass@k", 1).toFixed(3)}</b>,
+      pass@64 <b data-readout="pass64" data-value="${at("pass@k", 64)}">${at("pass@k", 64).toFixed(3)}</b>,
+      cons@64 <b data-readout="cons64" data-value="${at("cons@k", 64)}">${at("cons@k", 64).toFixed(3)}</b>.
       Dashed: greedy decoding (${greedy.toFixed(3)}).</p>
   </div>`;
 }

@@ -150,7 +150,7 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
   const colour = (c) => (!c.done ? ink.muted : c.answer === correct ? ink.good : ink.bad);
 
   const list = html`<ol class="tr-chains" style="font-family: monospace; font-size: 0.85em; padding-left: 4ch; margin: 0.3em 0">
-    ${state.chains.map((c) => html`<li data-chain=${c.text} data-done=${c.done ? 1 : 0} data-route=${routeOf(c.text) ?? ""} style="color: ${colour(c)}">
+    ${state.chains.map((c) => html`<li data-chain="${c.text}" data-done="${c.done ? 1 : 0}" data-route="${routeOf(c.text) ?? ""}" style="color: ${colour(c)}">
       ${routeOf(c.text) ? html`<span style="color: ${ink.muted}">[${routeOf(c.text)}]</span> ` : ""}${c.text}${c.done ? html`&nbsp;<b>→ ${c.answer ?? "no answer"}</b>` : html`<span style="color: ${ink.muted}">▌</span>`}</li>`)}
   </ol>`;
 
@@ -173,7 +173,7 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
 
   const routes = Object.values(ROUTE_NAMES).map((r) => [r, finished.filter((c) => routeOf(c.text) === r).length]);
   const routeLine = routes.some(([, k]) => k > 0)
-    ? html` Routes: <span data-readout="routes" data-value=${routes.map(([r, k]) => `${r}:${k}`).join(",")}>${routes.map(([r, k]) => `${r} ${k}`).join(", ")}</span>.`
+    ? html` Routes: <span data-readout="routes" data-value="${routes.map(([r, k]) => `${r}:${k}`).join(",")}">${routes.map(([r, k]) => `${r} ${k}`).join(", ")}</span>.`
     : "";
   const verdict = vote === null ? "" : vote === correct ? " (right)" : " (wrong)";
   const status = state.done
@@ -181,13 +181,13 @@ export function tinyReasonerView({Plot, html, width}, state, correct) {
     : `Sampling ${state.n} chains: ${finished.length} finished…`;
   return html`<div data-widget="tiny-reasoner">
     <p aria-live="polite">Prompt <code>${state.problem}=</code> (right answer ${correct}), temperature
-      <span data-readout="temperature" data-value=${state.temperature}>${state.temperature}</span>.</p>
+      <span data-readout="temperature" data-value="${state.temperature}">${state.temperature}</span>.</p>
     ${list}
     ${chart}
-    <p aria-live="polite">Vote after <span data-readout="finished" data-value=${finished.length}>${finished.length}</span> chains:
-      <b data-readout="vote" data-value=${vote ?? ""}>${vote ?? "—"}</b>${verdict};
-      <span data-readout="right" data-value=${nRight}>${nRight}</span> chains right.${routeLine}
-      <span data-readout="done" data-value=${state.done ? 1 : 0}>${status}</span>
-      <span data-readout="ms-per-chain" data-value=${state.msPerChain} hidden></span></p>
+    <p aria-live="polite">Vote after <span data-readout="finished" data-value="${finished.length}">${finished.length}</span> chains:
+      <b data-readout="vote" data-value="${vote ?? ""}">${vote ?? "—"}</b>${verdict};
+      <span data-readout="right" data-value="${nRight}">${nRight}</span> chains right.${routeLine}
+      <span data-readout="done" data-value="${state.done ? 1 : 0}">${status}</span>
+      <span data-readout="ms-per-chain" data-value="${state.msPerChain}" hidden></span></p>
   </div>`;
 }

@@ -55,8 +55,8 @@ export function tokenLevelChart({Plot, html, width}, lengths) {
   }));
   const readouts = weights.map(
     (w, i) => html`<li>response ${i + 1} (${w.length} tokens): sample-level
-      <b data-readout=${`sample-${i + 1}`} data-value=${w.sample_weight}>${w.sample_weight.toFixed(3)}</b>,
-      token-level <b data-readout=${`token-${i + 1}`} data-value=${w.token_weight}>${w.token_weight.toFixed(3)}</b></li>`
+      <b data-readout="${`sample-${i + 1}`}" data-value="${w.sample_weight}">${w.sample_weight.toFixed(3)}</b>,
+      token-level <b data-readout="${`token-${i + 1}`}" data-value="${w.token_weight}">${w.token_weight.toFixed(3)}</b></li>`
   );
   const total = lengths.reduce((s, n) => s + n, 0);
   return html`<div data-widget="token-level">${totals}${perToken}

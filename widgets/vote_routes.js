@@ -51,14 +51,14 @@ export function voteRoutesChart({Plot, html, width}, rows, models, temperature) 
     const gap = end.value - m.greedy;
     const same = at(m.same_route, temperature), cross = at(m.cross_route, temperature);
     const routes = same == null ? "" : html`; same route
-      <span data-readout="${m.model}-same-route" data-value=${same}>${fmt(same)}</span>, across routes
-      <span data-readout="${m.model}-cross-route" data-value=${cross}>${fmt(cross)}</span>`;
+      <span data-readout="${m.model}-same-route" data-value="${same}">${fmt(same)}</span>, across routes
+      <span data-readout="${m.model}-cross-route" data-value="${cross}">${fmt(cross)}</span>`;
     return html`<li><b>${m.label}</b>: cons@${end.k}
-      <span data-readout="${m.model}-cons" data-value=${end.value}>${end.value.toFixed(3)}</span>
+      <span data-readout="${m.model}-cons" data-value="${end.value}">${end.value.toFixed(3)}</span>
       against greedy ${m.greedy.toFixed(3)}
-      (<span style="color: ${gap >= 0 ? ink.good : ink.bad}" data-readout="${m.model}-gap" data-value=${gap}>${gap >= 0 ? "+" : "−"}${Math.abs(gap).toFixed(3)}</span>);
+      (<span style="color: ${gap >= 0 ? ink.good : ink.bad}" data-readout="${m.model}-gap" data-value="${gap}">${gap >= 0 ? "+" : "−"}${Math.abs(gap).toFixed(3)}</span>);
       error correlation of two chains
-      <span data-readout="${m.model}-rho" data-value=${rho}>${fmt(rho)}</span>${routes}</li>`;
+      <span data-readout="${m.model}-rho" data-value="${rho}">${fmt(rho)}</span>${routes}</li>`;
   });
   return html`<div data-widget="vote-routes">${chart}
     <ul aria-live="polite" style="font-size: 0.9em">${readouts}</ul></div>`;

@@ -50,8 +50,8 @@ export function voteVsVerifierChart({Plot, html, width}, mc, {p, separation, D})
     ]
   }));
   return html`<div data-widget="vote-vs-verifier">${chart}
-    <p aria-live="polite">At N = 64: voting <b data-readout="vote64" data-value=${at64("majority vote")}>${at64("majority vote").toFixed(3)}</b>,
-      best-of-N <b data-readout="bon64" data-value=${at64("best-of-N")}>${at64("best-of-N").toFixed(3)}</b>
+    <p aria-live="polite">At N = 64: voting <b data-readout="vote64" data-value="${at64("majority vote")}">${at64("majority vote").toFixed(3)}</b>,
+      best-of-N <b data-readout="bon64" data-value="${at64("best-of-N")}">${at64("best-of-N").toFixed(3)}</b>
       (verifier separation ${separation}, one sample right with probability ${p}).</p>
   </div>`;
 }
