@@ -19,7 +19,9 @@ The GRPO pieces (the group-relative advantage, the symmetric clipped surrogate) 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 import torch
@@ -254,9 +256,9 @@ def group_is_effective(rewards: Tensor | Sequence[float]) -> bool:
     For 0/1 rewards that is ``0 < #correct < G``. It is the same condition as "the
     group-relative advantages are not all zero": if every reward equals the mean, every
     ``r_i - mean`` is 0; if two rewards differ, the mean lies between them, so some
-    ``r_i - mean`` is nonzero, and dividing by ``std + eps`` cannot make it zero. (That is exact
-    arithmetic; in float32 a reward spread below ~1e-19, whose square underflows, gives
-    ``grpo`` a zero std and zero advantages -- far below any real reward scale.)
+    ``r_i - mean`` is nonzero, and dividing by ``std + eps`` cannot make it zero. (In float32
+    too: a reward spread below ~1e-19, whose square underflows, has its std taken on its own
+    scale by ``grpo``.)
 
     Args:
         rewards: 1-D rewards of one group, ``G >= 1`` entries.
@@ -286,6 +288,13 @@ def wasted_fraction(p: float, G: int) -> float:
 
 def kept_fraction(p: float, G: int) -> float:
     """Probability a group is effective (``0 < #correct < G``): ``1 - p**G - (1 - p)**G``."""
+    p = require_prob("p", p)
+    G = min(require_int("G", G, low=1), 10**300)  # as wasted_fraction: past it, the same value
+    q = min(p, 1.0 - p)  # the formula is symmetric in p <-> 1 - p (1 - p is exact for p >= 1/2)
+    if q < 1e-3:
+        # 1 - (p**G + (1-p)**G) cancels to 0.0 for a tiny q (1e-17 gave 0.0 for 1.6e-16):
+        # 1 - (1 - q)**G is -expm1(G log1p(-q)), exact to the last digits.
+        return -math.expm1(G * math.log1p(-q)) - q**G
     return 1.0 - wasted_fraction(p, G)
 
 
@@ -359,11 +368,14 @@ def overlong_penalty(length: int | float, max_len: int = 20480, cache_len: int =
     cache = require_float("cache_len", cache_len)
     if not 0.0 < cache <= max_len_f:
         raise ValueError(f"cache_len must be in (0, max_len={max_len}], got {cache_len}")
-    start = max_len_f - cache
-    if length <= start:
+    # In exact arithmetic: at 1e30 tokens, max_len - cache_len rounds back to max_len and the
+    # ramp vanished (0.0, not -1). For lengths within float's integers this is the same float.
+    length_q, max_q, cache_q = Fraction(length), Fraction(max_len_f), Fraction(cache)
+    start = max_q - cache_q
+    if length_q <= start:
         return 0.0
-    if length <= max_len_f:
-        return (start - length) / cache
+    if length_q <= max_q:
+        return float((start - length_q) / cache_q)
     return -1.0
 
 

@@ -135,12 +135,14 @@ def group_relative_advantages(rewards: Tensor, eps: float = 1e-6) -> Tensor:
     eps = require_float("eps", eps, low=0.0)
     centered = centered_advantages(rewards)
     std = centered.pow(2).mean(dim=-1, keepdim=True).sqrt()
-    # Rewards past ~1e19 overflow float32 when squared (std = inf, advantages 0): those groups
-    # take their std on the scale of their largest reward instead (the others keep every bit).
+    # Rewards past ~1e19 overflow float32 when squared (std = inf, advantages 0), and spreads
+    # under ~1e-19 underflow (std = 0: rewards of +-1e-25 got advantages 0, not +-1): those
+    # groups take their std on the scale of their largest reward (the others keep every bit).
     scale = centered.abs().amax(dim=-1, keepdim=True)
     unit = centered / torch.where(scale == 0, torch.ones_like(scale), scale)
-    std = torch.where(std.isfinite(), std, scale * unit.pow(2).mean(dim=-1, keepdim=True).sqrt())
-    tied = std == 0
+    rescale = ~std.isfinite() | (scale < 2.0**-60)
+    std = torch.where(rescale, scale * unit.pow(2).mean(dim=-1, keepdim=True).sqrt(), std)
+    tied = scale == 0
     safe_std = torch.where(tied, torch.ones_like(std), std + eps)
     return torch.where(tied, torch.zeros_like(centered), centered / safe_std)
 

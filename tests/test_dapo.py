@@ -216,12 +216,14 @@ def test_effective_iff_advantages_nonzero_graded(numerators: list[int]) -> None:
     assert group_is_effective(r) == bool((group_relative_advantages(r) != 0).any())
 
 
-def test_effective_float_caveat() -> None:
-    # The equivalence is exact math; in float32 a reward spread so small that its square
-    # underflows (here 1e-30) makes grpo's std exactly 0 and its advantages all zero.
+def test_effective_holds_in_float32_at_tiny_spreads() -> None:
+    # A reward spread so small that its square underflows float32 (1e-30) once gave grpo a zero
+    # std and all-zero advantages; grpo now takes such a group's std on its own scale, so the
+    # equivalence holds there too (and with eps = 0 the advantages are exactly -1 and +1).
     tiny = torch.tensor([0.0, 1e-30])
     assert group_is_effective(tiny)
-    assert bool((group_relative_advantages(tiny) == 0).all())
+    assert bool((group_relative_advantages(tiny) != 0).all())
+    assert group_relative_advantages(tiny, eps=0.0).tolist() == [-1.0, 1.0]
 
 
 def test_kept_fraction_matches_simulation() -> None:

@@ -665,15 +665,10 @@ def _closed_form_cases():
 
 
 CLOSED_FORMS = _closed_form_cases()
-# Found in modules another engineer owns this session (grpo, dapo): strict, so the fix shows.
-CLOSED_FORMS_NOT_YET_FIXED = {
-    "kept_fraction(1e-17, 16)": "1 - (p^G + (1 - p)^G) rounds to 0.0; the answer is 1.6e-16",
-    "overlong_penalty(10**30, 10**30, 1)": "max_len - cache_len rounds to max_len: 0.0, not -1",
-    "group_relative_advantages(float32 [1e-25, -1e-25], eps=0)": "r^2 underflows: 0, not +-1",
-}
 
 
-def _not_yet_fixed_cases():
+def _rl_closed_form_cases():
+    """Three the contract found in the RL modules (0.0 for 1.6e-16, 0.0 for -1, 0 for +-1)."""
     import dapo
     import grpo
 
@@ -690,10 +685,8 @@ def _not_yet_fixed_cases():
 
 @pytest.mark.parametrize(
     ("call", "exact"),
-    [pytest.param(call, exact, id=name) for name, call, exact in CLOSED_FORMS]
-    + [pytest.param(call, exact, id=name, marks=pytest.mark.xfail(
-        strict=True, reason=CLOSED_FORMS_NOT_YET_FIXED[name]))
-       for name, call, exact in _not_yet_fixed_cases()],
+    [pytest.param(call, exact, id=name)
+     for name, call, exact in [*CLOSED_FORMS, *_rl_closed_form_cases()]],
 )
 def test_closed_form_is_exact_at_tiny_and_huge_arguments(call, exact):
     got = call()
