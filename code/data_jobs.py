@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from arithmetic_task import ROUTES
-from checks import require_callable, require_str
+from checks import require_callable, require_instance, require_str
 from data_paths import (
     BEAM_SWEEP_PATH,
     DATA_DIR,
@@ -95,6 +95,7 @@ def job_beam_sweep(name: str, game24: Output) -> Output:
     """data/beam_sweep.json: beam width x judge error rate over every solvable puzzle."""
     from tree_of_thoughts import build_beam_sweep, render_beam_sweep
 
+    require_instance("game24", game24, Output)
     with tempfile.TemporaryDirectory() as tmp:
         sweep = build_beam_sweep(path=_unpacked(game24, Path(tmp)))
     return _data(name, BEAM_SWEEP_PATH, render_beam_sweep(sweep).encode())
@@ -164,6 +165,7 @@ def job_reasoner_eval(name: str, reasoner: Output) -> Output:
     """data/tiny_reasoner_eval.json: the single-path reasoner on real samples."""
     from tiny_reasoners import evaluate_reasoner
 
+    require_instance("reasoner", reasoner, Output)
     with tempfile.TemporaryDirectory() as tmp:
         model, header = _checkpoint(reasoner, Path(tmp))
     return _data(name, TINY_REASONER_EVAL_PATH, _compact(evaluate_reasoner(model, header)))
@@ -177,6 +179,8 @@ def job_multipath_eval(name: str, single: Output, multi: Output) -> Output:
     from arithmetic_task import held_out_problems
     from tiny_reasoners import GREEDY_SEED, evaluate
 
+    require_instance("single", single, Output)
+    require_instance("multi", multi, Output)
     models, checkpoints = {}, {}
     for key, output in (("single", single), ("multi", multi)):
         with tempfile.TemporaryDirectory() as tmp:
@@ -202,6 +206,7 @@ def job_other_machine(name: str, rev: str, first_edition: Mapping | None) -> Out
     machine from the same cold start. That machine's runs cannot be made again here, so they
     are this job's input, not a job of the graph (the command line reads them from git).
     """
+    from r1_records import check_records
     from r1_runs import other_machine_record
 
     require_str("rev", rev)
@@ -210,6 +215,7 @@ def job_other_machine(name: str, rev: str, first_edition: Mapping | None) -> Out
             f"first_edition is needed: the records of data/r1_runs.json at {rev} "
             "(scripts/make_data.py reads them from git)"
         )
+    check_records(first_edition, "first_edition")
     record = other_machine_record(first_edition, rev)
     return _data(name, R1_OTHER_MACHINE_PATH, (json.dumps(record, indent=1) + "\n").encode())
 
@@ -309,25 +315,28 @@ def write_data(
     return written
 
 
-def without_timing(doc: object) -> object:
+def _without_timing(doc: object) -> object:
     """``doc`` with every `TIMING_KEYS` entry dropped, at any depth."""
     if isinstance(doc, dict):
-        return {k: without_timing(v) for k, v in doc.items() if k not in TIMING_KEYS}
+        return {k: _without_timing(v) for k, v in doc.items() if k not in TIMING_KEYS}
     if isinstance(doc, list):
-        return [without_timing(v) for v in doc]
+        return [_without_timing(v) for v in doc]
     return doc
 
 
 def compare(made: bytes, shipped: bytes) -> str:
     """The verdict on a made file against the shipped one: "same" (byte for byte), "same but
-    timings" (a JSON file equal once `without_timing`), or "DIFFERENT"."""
+    timings" (a JSON file equal once its timings are dropped), or "DIFFERENT"."""
+    for label, value in (("made", made), ("shipped", shipped)):
+        if not isinstance(value, bytes):
+            raise TypeError(f"{label} must be a file's bytes, got {type(value).__name__}")
     if made == shipped:
         return "same"
     try:
         a, b = json.loads(made), json.loads(shipped)
     except (UnicodeDecodeError, json.JSONDecodeError):
         return "DIFFERENT"
-    return "same but timings" if without_timing(a) == without_timing(b) else "DIFFERENT"
+    return "same but timings" if _without_timing(a) == _without_timing(b) else "DIFFERENT"
 
 
 def check(

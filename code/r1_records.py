@@ -61,6 +61,9 @@ def _load_json(path: object) -> dict:
 def check_records(doc: object, name: str = "doc") -> Mapping:
     """``doc``'s shape, checked once at each entry point that takes the loaded records (the
     table functions of ``r1_runs`` call it, and trust the fields :func:`load_records` checked)."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise TypeError(f"name must be the records' argument name (an identifier), "
+                        f"got {name!r:.40}")
     if not isinstance(doc, Mapping):
         raise TypeError(f"{name} must be the loaded records (a mapping), got {type(doc).__name__}")
     runs, settings = doc.get("runs"), doc.get("settings")

@@ -54,6 +54,7 @@ ALLOW: dict[tuple[str, str], str] = {
     # design (tests/test_data_jobs.py runs the job and compares its file with data/).
     ("reasoning", "vote_sims"): "takes no argument; a minute of seeded simulation by design",
     ("data_jobs", "job_vote_sims"): "takes only its job name; runs reasoning.vote_sims",
+    ("data_jobs", "job_recorded_calls"): "takes only its job name; runs every recorded call",
 }
 # The checks take (name, value) and put the caller's *name string* in the message, so "the
 # message names a parameter" does not apply to them; tests/test_checks.py tests them directly.
