@@ -5,6 +5,7 @@
       │  multipath_reasoner ─┴─► multipath_eval
       ├─► r1_exercise3
       └─► budget ◄─ the R1 jobs (`r1_experiments.graph`) ─► r1_runs
+                       └─► the debates' runs (`rl_debates.graph`; recorded in runs/ only)
     r1_other_machine  (its input: the first edition's R1 records, made on another machine)
 
 A job is a function of its arguments and of its dependencies' `Output`s, and returns its own:
@@ -255,20 +256,22 @@ def data_files(s: Settings | None = None) -> dict[str, tuple[Path, ...]]:
 
 
 def graph(s: Settings | None = None, first_edition: Mapping | None = None) -> dict[str, Job]:
-    """Every job of data/, by name: the R1 jobs (`r1_experiments.graph`) and `_entries`.
+    """Every job of data/, by name: the R1 jobs (`r1_experiments.graph`), the debates' runs
+    (`rl_debates.graph`) and `_entries`.
 
     ``s`` sizes the R1 jobs (default: the book's); ``first_edition`` is r1_other_machine's input
     (see `job_other_machine`), None when that job is not to run.
     """
     from r1_experiments import graph as r1_graph
+    from rl_debates import graph as debates_graph
 
     s = Settings() if s is None else s
     if not isinstance(s, Settings):
         raise TypeError(f"s must be a Settings or None, got {type(s).__name__}")
     if first_edition is not None and not isinstance(first_edition, Mapping):
         raise TypeError(f"first_edition must be a mapping, got {type(first_edition).__name__}")
-    jobs = r1_graph(s)
-    for name, _, fn, args, deps, cpus in _entries(s, first_edition, sorted(jobs)):
+    jobs = r1_graph(s) | debates_graph(s)  # the debates' runs write no data/ file (yet)
+    for name, _, fn, args, deps, cpus in _entries(s, first_edition, sorted(r1_graph(s))):
         jobs[name] = Job(name, fn, args, deps, cpus)
     return jobs
 

@@ -37,6 +37,7 @@ import torch
 from checks import (
     require_choice,
     require_float,
+    require_instance,
     require_int,
     require_plain_name,
     require_seed,
@@ -317,8 +318,7 @@ def job_sft(name: str, s: Settings, data: str, sft: dict, start: Output, pairs_f
 
 def job_rl(name: str, s: Settings, objective: str, seed: int, start: Output) -> Output:
     """An RL run of `objective` from `start`, with held-out check-ups every `eval_every` steps."""
-    from r1_pipeline import evaluate
-    from rl_reasoner import RLConfig, config_dict, train_rl
+    from rl_reasoner import RLConfig
 
     _require_job(name, s, start=start)
     require_choice("objective", objective, OBJECTIVES)
@@ -327,9 +327,27 @@ def job_rl(name: str, s: Settings, objective: str, seed: int, start: Output) -> 
         raise ValueError(
             f"seed must be one of the settings' seeds {sorted(s.final_samples)}, got {seed}"
         )
+    cfg = RLConfig.preset(objective, **s.rl_overrides)
+    return rl_output(name, s, cfg, seed, start, s.final_samples[seed])
+
+
+def rl_output(
+    name: str, s: Settings, cfg, seed: int, start: Output, final_samples: int, **extra
+) -> Output:
+    """Train `start`'s model with ``cfg`` for ``s.rl_steps`` steps; its record and checkpoint.
+
+    The record holds the per-step statistics, held-out check-ups every ``s.eval_every`` steps
+    (``s.curve_samples`` samples a problem), a final evaluation with ``final_samples`` samples
+    a problem, the timing, and ``extra`` (what a caller adds about the run)."""
+    from r1_pipeline import evaluate
+    from rl_reasoner import RLConfig, config_dict, train_rl
+
+    _require_job(name, s, start=start)
+    require_instance("cfg", cfg, RLConfig)
+    require_seed("seed", seed)
+    require_int("final_samples", final_samples, low=1, high=10**6)
     model = model_of(start)
     held = _held_out(s)
-    cfg = RLConfig.preset(objective, **s.rl_overrides)
     curve = [{"step": 0, **_summary(evaluate(model, held, s.curve_samples, seed=s.eval_seed))}]
     eval_seconds = 0.0
 
@@ -343,13 +361,13 @@ def job_rl(name: str, s: Settings, objective: str, seed: int, start: Output) -> 
 
     with _Clock() as clock:
         history = train_rl(model, cfg, s.rl_steps, seed=seed, callback=callback)
-    final = evaluate(model, held, s.final_samples[seed], seed=s.eval_seed)
+    final = evaluate(model, held, final_samples, seed=s.eval_seed)
     timing = clock.record()
     timing["train_seconds"] = round(clock.wall - eval_seconds, 1)
     record = {
         "kind": "rl",
         "start": start.name,
-        "objective": objective,
+        "objective": cfg.objective,
         "seed": seed,
         "steps": s.rl_steps,
         "config": config_dict(cfg),
@@ -357,6 +375,7 @@ def job_rl(name: str, s: Settings, objective: str, seed: int, start: Output) -> 
         "curve": curve,
         "final": final,
         "timing": timing,
+        **extra,
     }
     return model_output(name, record, model)
 

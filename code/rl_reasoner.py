@@ -90,7 +90,10 @@ class RLConfig:
     max_sampling_rounds: int = 4
     grad_clip: float = 1.0
     dr_grpo_max_len: int = 64  # Dr. GRPO's constant normaliser: the generation cap (context)
-    problem_pool: tuple[str, ...] = ()  # train on these problems only (tests); () = train split
+    problem_pool: tuple[str, ...] = ()  # train on these problems only; () = the train split
+    # What a chain is paid (`rewards_for`): the verifier's grade, or, for the experiments of
+    # chapter 14 on what RL teaches, a reward that ignores the answer.
+    reward: str = "verifiable"
 
     def __post_init__(self) -> None:
         # Every field is checked here, on construction: a NaN beta or an inverted clip would
@@ -111,6 +114,7 @@ class RLConfig:
         require_int("dr_grpo_max_len", self.dr_grpo_max_len, low=1, high=MAX_PER_STEP)
         require_instance("problem_pool", self.problem_pool, tuple)
         require_problems("problem_pool", self.problem_pool)
+        require_choice("reward", self.reward, REWARDS)
 
     def _resolve_trust_region(self) -> None:
         """Fill ``eps_low`` / ``eps_high`` left at None with the objective's, then check both:
@@ -134,8 +138,20 @@ class RLConfig:
         return cls(objective=objective, **{**extra, **overrides})
 
 
-def rewards_for(problems: list[str], completions: list[str], format_weight: float) -> Tensor:
-    """Verifiable reward of each completion: accuracy (0/1) + format_weight * format (0/1)."""
+#: The rewards a run can pay: "verifiable" is accuracy (0/1) + format_weight * format (0/1);
+#: "format" pays the format alone (the answer may be wrong); "random" pays 1 with probability
+#: 1/2, whatever the chain says (a reward that carries no signal at all).
+REWARDS = ("verifiable", "format", "random")
+
+
+def rewards_for(
+    problems: list[str],
+    completions: list[str],
+    format_weight: float,
+    reward: str = "verifiable",
+    rng: random.Random | None = None,
+) -> Tensor:
+    """Each completion's reward of kind ``reward`` (see `REWARDS`); "random" draws from ``rng``."""
     problems = require_problems("problems", problems)
     completions = require_sequence("completions", completions)
     for completion in completions:
@@ -147,6 +163,12 @@ def rewards_for(problems: list[str], completions: list[str], format_weight: floa
         )
     # high: the rewards are a float32 tensor, whose largest value is about 3.4e38 (past it, inf)
     format_weight = require_float("format_weight", format_weight, low=0.0, high=1e30)
+    reward = require_choice("reward", reward, REWARDS)
+    if reward == "random":
+        require_instance("rng", rng, random.Random)  # a seeded draw, never the global one
+        return torch.tensor([float(rng.random() < 0.5) for _ in completions])
+    if reward == "format":
+        return torch.tensor([format_reward(c) for c in completions])
     return torch.tensor(
         [
             grade(p, c) + format_weight * format_reward(c)
@@ -288,7 +310,8 @@ def _draw_groups(model, cfg, rng, generator) -> tuple[list[str], Samples, Tensor
         prompts = [prompt_of(p) for p in problems for _ in range(cfg.group_size)]
         expanded = [p for p in problems for _ in range(cfg.group_size)]
         samples = sample(model, prompts, cfg.temperature, generator=generator)
-        rewards = rewards_for(expanded, samples.completions, cfg.format_weight).reshape(need, -1)
+        rewards = rewards_for(expanded, samples.completions, cfg.format_weight, cfg.reward, rng)
+        rewards = rewards.reshape(need, -1)
         live = [i for i in range(need) if not cfg.dynamic_sampling or bool(rewards[i].std() > 0)]
         discarded += need - len(live)
         kept_problems += [problems[i] for i in live]

@@ -16,6 +16,7 @@ from gspo import gspo_surrogate
 from objectives import OBJECTIVES, TRAINER_EPS, TRAINER_OBJECTIVES
 from rl_reasoner import (
     LOSSES,
+    REWARDS,
     RLConfig,
     advantages_for,
     clip_fractions,
@@ -30,6 +31,25 @@ from tiny_gpt import TinyGPT, TinyGPTConfig
 def test_rewards_add_accuracy_and_format():
     r = rewards_for(["7+5-3"] * 3, ["7+5=12;12-3=9;####9", "7+5=12;12-3=8;####8", "####9"], 0.1)
     assert r.tolist() == pytest.approx([1.1, 0.1, 1.0])
+
+
+def test_spurious_rewards_ignore_the_answer():
+    problems = ["7+5-3"] * 4
+    chains = ["7+5=12;12-3=9;####9", "7+5=12;12-3=8;####8", "####9", "garbage"]
+    # Format only: a well-formed chain is paid whether its answer is right or wrong.
+    assert rewards_for(problems, chains, 0.1, "format").tolist() == [1.0, 1.0, 0.0, 0.0]
+    # Random: the same seeded coin for any completions (the chains never enter it), about half 1s.
+    coins = rewards_for(["7+5-3"] * 400, ["####9"] * 400, 0.1, "random", random.Random(3))
+    again = rewards_for(["7+5-3"] * 400, ["x"] * 400, 0.1, "random", random.Random(3))
+    assert coins.tolist() == again.tolist() and set(coins.tolist()) == {0.0, 1.0}
+    assert 0.4 < float(coins.mean()) < 0.6
+    with pytest.raises(TypeError, match="rng"):
+        rewards_for(problems, chains, 0.1, "random")  # never the unseeded global generator
+    with pytest.raises(ValueError, match="reward"):
+        rewards_for(problems, chains, 0.1, "answer")
+    with pytest.raises(ValueError, match="reward"):
+        RLConfig(reward="none")
+    assert RLConfig().reward == "verifiable" and set(REWARDS) == {"verifiable", "format", "random"}
 
 
 def test_config_validation_and_presets():
