@@ -5,7 +5,7 @@
       │  multipath_reasoner ─┴─► multipath_eval
       ├─► r1_exercise3
       └─► budget ◄─ the R1 jobs (`r1_experiments.graph`) ─► r1_runs
-                       └─► the debates' runs (`rl_debates.graph`; recorded in runs/ only)
+                       └─► the debates' runs (`rl_debates.graph`) ─► rl_debates
     r1_other_machine  (its input: the first edition's R1 records, made on another machine)
 
 A job is a function of its arguments and of its dependencies' `Output`s, and returns its own:
@@ -42,6 +42,7 @@ from data_paths import (
     R1_OTHER_MACHINE_PATH,
     R1_RUNS_PATH,
     RECORDED_CALLS_PATH,
+    RL_DEBATES_PATH,
     SEARCH_TREES_PATH,
     TINY_REASONER_EVAL_PATH,
     TINY_REASONER_PATH,
@@ -229,6 +230,8 @@ def job_other_machine(name: str, rev: str, first_edition: Mapping | None) -> Out
 def _entries(s: Settings, edition: Mapping | None, r1: list[str]) -> list[tuple]:
     """One line per job of data/: name, the data/ files it writes, function, arguments,
     dependencies, CPUs (thread counts are the recorded files': they decide the bits)."""
+    from rl_debates import gathered, job_rl_debates
+
     single, multi, cold = TINY_REASONER_PATH, MULTIPATH_PATH, R1_COLD_START_PATH
     both, rev = ("tiny_reasoner", "multipath_reasoner"), FIRST_EDITION_REV
     return [
@@ -244,6 +247,7 @@ def _entries(s: Settings, edition: Mapping | None, r1: list[str]) -> list[tuple]
         ("r1_exercise3", (R1_EXERCISE3_PATH,), job_exercise3, (), both[:1], 2),
         ("r1_runs", (R1_RUNS_PATH, cold, weights_of(cold)), job_r1_runs, (s,), tuple(r1), 1),
         ("r1_other_machine", (R1_OTHER_MACHINE_PATH,), job_other_machine, (rev, edition), (), 1),
+        ("rl_debates", (RL_DEBATES_PATH,), job_rl_debates, (s,), gathered(s), 1),
     ]
 
 
@@ -270,7 +274,7 @@ def graph(s: Settings | None = None, first_edition: Mapping | None = None) -> di
         raise TypeError(f"s must be a Settings or None, got {type(s).__name__}")
     if first_edition is not None and not isinstance(first_edition, Mapping):
         raise TypeError(f"first_edition must be a mapping, got {type(first_edition).__name__}")
-    jobs = r1_graph(s) | debates_graph(s)  # the debates' runs write no data/ file (yet)
+    jobs = r1_graph(s) | debates_graph(s)  # the debates' runs reach data/ through rl_debates
     for name, _, fn, args, deps, cpus in _entries(s, first_edition, sorted(r1_graph(s))):
         jobs[name] = Job(name, fn, args, deps, cpus)
     return jobs

@@ -31,6 +31,7 @@ __all__ = [
     "R1_OTHER_MACHINE_PATH",
     "R1_RUNS_PATH",
     "RECORDED_CALLS_PATH",
+    "RL_DEBATES_PATH",
     "SEARCH_TREES_PATH",
     "TINY_REASONER_EVAL_PATH",
     "TINY_REASONER_PATH",
@@ -69,6 +70,8 @@ R1_EXERCISE3_PATH = DATA_DIR / "r1_exercise3.json"
 R1_OTHER_MACHINE_PATH = DATA_DIR / "r1_other_machine.json"
 #: The slow calls chapters read back with ``recorded(fn, **kwargs)``.
 RECORDED_CALLS_PATH = DATA_DIR / "recorded_calls.json"
+#: The runs of chapter 14 on what RL teaches (`rl_debates`), read by `debate_findings`.
+RL_DEBATES_PATH = DATA_DIR / "rl_debates.json"
 
 #: Every named file (checkpoints by their ``.json`` header), in the order above.
 DATA_FILES = (
@@ -85,6 +88,7 @@ DATA_FILES = (
     R1_EXERCISE3_PATH,
     R1_OTHER_MACHINE_PATH,
     RECORDED_CALLS_PATH,
+    RL_DEBATES_PATH,
 )
 
 

@@ -2074,3 +2074,86 @@ def r1_pipeline_figure(stages: list[dict], stage: str = "rl_grpo_s0"):
     fig.update_yaxes(range=[-rows - 0.6, 0.6], visible=False, row=1, col=1)
     return _with_slider(fig, ids, at, stage, "stage",
                         fmt=lambda i: stages[ids.index(i)]["title"], fixed=[boxes])
+
+
+# --- chapter 14 ----------------------------------------------------------------------------
+
+# widgets/rl_debates.js REACH and its colours: who solved a held-out problem at least once.
+DEBATE_REACH = {"solved by both": "#8a8a8a", "gained by RL": "#2a9d8f", "lost to RL": "#d62828",
+                "solved by neither": "#ffffff"}
+
+
+def debate_passk_figure(rows: list[dict], groups: dict, group: str):
+    """Chapter 14 (widgets/rl_debates.js passkChart): pass@k against k (log scale) with 95%
+    bands; ``groups`` maps each choice of the widget's "Compare" to its models, on a slider."""
+    _records("rows", rows, ["model", "label", "k", "value", "lo", "hi"], ["k", "value", "lo", "hi"])
+    _mapping("groups", groups, [])
+    group = require_choice("group", group, tuple(groups))
+
+    def curves(g: str) -> list:
+        traces = []
+        for i, model in enumerate(groups[g]):
+            mine = sorted((r for r in rows if r["model"] == model), key=lambda r: r["k"])
+            if not mine:
+                raise ValueError(f"groups[{g!r}] names {model!r}, which rows do not hold")
+            ks = [r["k"] for r in mine]
+            traces.append(_band(ks, [r["lo"] for r in mine], [r["hi"] for r in mine],
+                                f"{mine[0]['label']} (95% band)", i))
+            traces.append(_line(ks, [r["value"] for r in mine], mine[0]["label"], i))
+        return traces
+
+    fig = _figure([], "pass@k against k, before and after RL", "k (samples per problem)",
+                  "pass@k, 500 held-out problems", yaxis_range=[0, 1],
+                  xaxis={"type": "log", "dtick": math.log10(2)})
+    return _with_slider(fig, list(groups), curves, group, "compare")
+
+
+def debate_reach_figure(cells: list[dict], labels: dict, after: str, columns: int = 25):
+    """Chapter 14 (widgets/rl_debates.js reachMap): the held-out problems as a grid, coloured by
+    who solved each at least once, before or after RL; the model after RL on a slider."""
+    _records("cells", cells, ["after", "i", "problem", "status"], ["i"])
+    require_str("after", after)
+    stops = [a for a in labels if any(c["after"] == a for c in cells)]
+    if after not in stops:
+        raise ValueError(f"after must be one of {stops}, got {after!r}")
+    require_int("columns", columns, low=1, high=200)
+    go = _go()
+
+    def grid(a: str) -> list:
+        traces = []
+        for status, colour in DEBATE_REACH.items():
+            mine = [c for c in cells if c["after"] == a and c["status"] == status]
+            traces.append(go.Scatter(
+                x=[c["i"] % columns for c in mine], y=[-(c["i"] // columns) for c in mine],
+                mode="markers", name=f"{status} ({len(mine)})", text=[c["problem"] for c in mine],
+                marker={"symbol": "square", "size": 11, "color": colour,
+                        "line": {"width": 1, "color": "#8a8a8a"}}))
+        return traces
+
+    fig = _figure([], "Held-out problems solved at least once, before and after RL", "", "",
+                  xaxis={"visible": False}, yaxis={"visible": False})
+    return _with_slider(fig, stops, grid, after, "after RL", lambda a: labels[a])
+
+
+def debate_runs_figure(curves: list[dict], runs: list[dict], reward: str):
+    """Chapter 14 (widgets/rl_debates.js runChart): held-out pass@1 at each check-up of the
+    runs paid one reward, with the clip acting and not; the reward on a slider."""
+    _records("curves", curves, ["run", "series", "step", "value"], ["step", "value"])
+    _records("runs", runs, ["run", "reward", "arm", "seed"])
+    rewards = list(dict.fromkeys(r["reward"] for r in runs))
+    reward = require_choice("reward", reward, tuple(rewards))
+
+    def lines(rw: str) -> list:
+        traces = []
+        for i, run in enumerate(r for r in runs if r["reward"] == rw):
+            mine = sorted((c for c in curves
+                           if c["run"] == run["run"] and c["series"] == "held-out pass@1"),
+                          key=lambda c: c["step"])
+            arm = "clip acting" if run["arm"] == "clip" else "clip never acting"
+            traces.append(_line([c["step"] for c in mine], [c["value"] for c in mine],
+                                f"{arm}, seed {run['seed']}", i))
+        return traces
+
+    fig = _figure([], "Held-out pass@1 of GRPO paid a reward", "RL step", "held-out pass@1",
+                  yaxis_range=[0, 0.7])
+    return _with_slider(fig, rewards, lines, reward, "reward")

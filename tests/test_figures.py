@@ -871,3 +871,46 @@ def test_every_widget_but_those_running_a_model_names_its_twin(stem: str) -> Non
             assert any(w in span.source for w in RUNS_A_MODEL), (
                 f"{stem}: the {{ojs}} cell at line {span.start + 1} names no Plotly twin "
                 "(`// notebook: figures.name(...)`) and runs no model in the browser")
+
+
+def test_debate_passk_twin() -> None:
+    d = _defines("13-what-rl-teaches")
+    rows, groups = d["debate_passk"], d["debate_groups"]
+    fig = figures.debate_passk_figure(rows, groups, "cold start and GRPO")
+    assert _stops(fig) == list(groups)
+    for stop, models in enumerate(groups.values()):
+        for model in models:
+            mine = sorted((r for r in rows if r["model"] == model), key=lambda r: r["k"])
+            line = _trace(fig, mine[0]["label"], stop)
+            assert _xy(line) == ([r["k"] for r in mine], [r["value"] for r in mine])
+            band = _trace(fig, f"{mine[0]['label']} (95% band)", stop)
+            assert list(band.y) == [r["hi"] for r in mine] + [r["lo"] for r in mine][::-1]
+
+
+def test_debate_reach_twin() -> None:
+    d = _defines("13-what-rl-teaches")
+    cells, labels = d["debate_cells"], d["debate_labels"]
+    fig = figures.debate_reach_figure(cells, labels, "rl_grpo_s0")
+    afters = list(dict.fromkeys(c["after"] for c in cells))
+    assert _stops(fig) == [labels[a] for a in labels if a in afters]
+    for stop, after in enumerate(a for a in labels if a in afters):
+        for status in figures.DEBATE_REACH:
+            mine = [c for c in cells if c["after"] == after and c["status"] == status]
+            trace = _trace(fig, f"{status} ({len(mine)})", stop)
+            assert list(trace.text) == [c["problem"] for c in mine]
+
+
+def test_debate_runs_twin() -> None:
+    d = _defines("13-what-rl-teaches")
+    curves, runs = d["debate_curves"], d["debate_runs"]
+    fig = figures.debate_runs_figure(curves, runs, "random")
+    rewards = list(dict.fromkeys(r["reward"] for r in runs))
+    assert _stops(fig) == rewards
+    for stop, reward in enumerate(rewards):
+        for run in (r for r in runs if r["reward"] == reward):
+            arm = "clip acting" if run["arm"] == "clip" else "clip never acting"
+            mine = sorted((c for c in curves
+                           if c["run"] == run["run"] and c["series"] == "held-out pass@1"),
+                          key=lambda c: c["step"])
+            assert _xy(_trace(fig, f"{arm}, seed {run['seed']}", stop)) == (
+                [c["step"] for c in mine], [c["value"] for c in mine])

@@ -16,6 +16,7 @@ from rl_debates import (
     POOL_CANDIDATES,
     SPURIOUS_REWARDS,
     deep_models,
+    gathered,
     informative_pool,
 )
 from rl_debates import graph as debates_graph
@@ -29,17 +30,19 @@ def store(tmp_path_factory):
     """The smoke graph's debate runs of the first seed, recorded once for the module."""
     s = Store(tmp_path_factory.mktemp("runs"))
     names = [n for n in debates_graph(SMOKE) if n.endswith("_s0") or n.startswith("deep_")]
-    assert run_alone(graph(SMOKE), s, names) == {}
+    assert run_alone(graph(SMOKE), s, names + ["rl_debates"]) == {}
     return s
 
 
-def test_the_graph_has_every_experiment_for_every_seed():
+def test_the_graph_has_every_experiment_and_the_main_ones_for_every_seed():
     jobs = debates_graph(Settings())
     assert deep_models(Settings()) == ("base4", "zero_s0", "cold", "rl_grpo_s0", "rl_grpo_s1")
     want = {f"deep_{m}" for m in deep_models(Settings())}
-    for seed in Settings().seeds:
-        want |= {f"spurious_{r}_{a}_s{seed}" for r in SPURIOUS_REWARDS for a in ARMS}
-        want |= {f"few{n}_s{seed}" for n in FEW_PROBLEMS}
+    first, *others = Settings().seeds
+    want |= {f"spurious_{r}_{a}_s{first}" for r in SPURIOUS_REWARDS for a in ARMS}
+    want |= {f"few{n}_s{first}" for n in FEW_PROBLEMS}
+    for seed in others:  # the main case of each question with every seed
+        want |= {f"spurious_random_{a}_s{seed}" for a in ARMS} | {f"few1_s{seed}"}
     assert set(jobs) == want
     assert set(jobs) <= set(graph(Settings()))  # and the book's one graph holds them
     every = graph(Settings())
@@ -108,3 +111,36 @@ def test_bad_arguments_are_named():
         informative_pool(_tiny(), 0, 0)
     with pytest.raises(TypeError, match="s must be a Settings"):
         deep_models(None)
+
+
+def test_the_gathered_file_holds_what_the_jobs_recorded(store):
+    import json
+
+    import debate_findings
+    from data_paths import RL_DEBATES_PATH
+
+    doc = json.loads(store.load("rl_debates").files[RL_DEBATES_PATH.name])
+    assert set(doc["wall_seconds"]) == {n for n in gathered(SMOKE) if not n.startswith("deep_")}
+    for model in deep_models(SMOKE):
+        final = store.load(f"deep_{model}").record["final"]
+        assert doc["deep"][model]["counts"] == final["counts"]
+    samples = doc["settings"]["deep_samples"]
+    assert doc["settings"]["deep_ks"] == [k for k in DEEP_KS if k <= samples]
+    for name in (n for n in gathered(SMOKE) if n.startswith(("spurious_", "few", "rl_grpo"))):
+        record = store.load(name).record
+        run = doc["runs"][name]
+        assert run["final"]["counts"] == record["final"]["counts"]
+        assert run["reward"] == record["config"]["reward"] and run["seed"] == record["seed"]
+        assert [h["step"] for h in run["history"]] == [h["step"] for h in record["history"]]
+    assert len(doc["held_out"]) == len(set(doc["held_out"])) == SMOKE.eval_problems
+    # The reader checks for the book's five models; the smoke graph has one seed, so four.
+    with pytest.raises(ValueError, match="missing"):
+        debate_findings.check_debates(doc)
+
+
+def test_gathering_refuses_a_missing_run(store):
+    from rl_debates import job_rl_debates
+
+    outputs = [store.load(n) for n in gathered(SMOKE) if n != "few1_s0"]
+    with pytest.raises(ValueError, match="few1_s0"):
+        job_rl_debates("rl_debates", SMOKE, *outputs)
