@@ -576,8 +576,30 @@ def _exact_variance(pi, r, b) -> dict:
             "mean_reward": mean}
 
 
+def _derail_exact(t: float, n: int, j: int, gap: float) -> Decimal:
+    with localcontext() as ctx:
+        ctx.prec = 700  # 1 - (1 + 1e-259)^-20 keeps its digits
+        x = j * (-_dec(gap) / _dec(t)).exp()
+        return 1 - (1 + x) ** -n
+
+
+def _difficulty_weight_exact(p: float, eps: float) -> Decimal:
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return 1 / ((_dec(p) * (1 - _dec(p))).sqrt() + _dec(eps))
+
+
+def _prm_exact(scores: list[float], agg: str) -> Fraction:
+    exact = [Fraction(x) for x in scores]
+    return math.prod(exact) if agg == "product" else sum(exact) / len(exact)
+
+
 def _closed_form_cases():
-    """(id, call, exact) for every public closed-form helper of code/ at its edges."""
+    """(id, call, exact) for every public closed-form helper of code/ at its edges.
+
+    ``exact`` is a thunk: some references are numbers of millions of digits (the naive pass@k at
+    k = 10**6), and a module-level value would cost every process that imports this file (each
+    contract child does) about ten seconds."""
     import cispo
     import dr_grpo
     import evaluation
@@ -590,83 +612,76 @@ def _closed_form_cases():
     cases = []
     for n, c, k in [(10**6, 1, 1), (10**6, 1, 10**6 - 1), (100, 99, 2), (5, 0, 3), (7, 7, 7)]:
         cases.append((f"pass_at_k{(n, c, k)}", lambda n=n, c=c, k=k: evaluation.pass_at_k(n, c, k),
-                      1 - Fraction(math.comb(n - c, k), math.comb(n, k))))
+                      lambda n=n, c=c, k=k: 1 - Fraction(math.comb(n - c, k), math.comb(n, k))))
     for n, c, k in [(10**6, 1, 1), (10**7, 3, 10**6)]:
         cases.append((f"naive_pass_at_k{(n, c, k)}",
                       lambda n=n, c=c, k=k: evaluation.naive_pass_at_k(n, c, k),
-                      1 - (1 - Fraction(c, n)) ** k))
+                      lambda n=n, c=c, k=k: 1 - (1 - Fraction(c, n)) ** k))
     for p, n in [(1e-300, 1), (1e-300, 3), (0.5, 2), (1 - 2**-52, 3), (1e-10, 2), (0.3, 5)]:
         for d in (1, 2, 3):
             cases.append((f"plurality_vote_prob{(p, n, d)}",
                           lambda p=p, n=n, d=d: reasoning.plurality_vote_prob(p, n, d),
-                          _plurality_exact(p, n, d)))
+                          lambda p=p, n=n, d=d: _plurality_exact(p, n, d)))
         cases.append((f"condorcet_majority_prob{(p, n)}",
                       lambda p=p, n=n: reasoning.condorcet_majority_prob(p, n),
-                      _plurality_exact(p, n, 1)))
+                      lambda p=p, n=n: _plurality_exact(p, n, 1)))
     for d in (1e17, 1e300, -1e17, -1e300):  # the verifier always (never) prefers a right sample
         for p, n in [(0.5, 4), (0.3, 64)]:
-            want = 1 - (1 - Fraction(p)) ** n if d > 0 else Fraction(p) ** n
             cases.append((f"best_of_n_accuracy{(p, n, d)}",
-                          lambda p=p, n=n, d=d: reasoning.best_of_n_accuracy(p, n, d), want))
+                          lambda p=p, n=n, d=d: reasoning.best_of_n_accuracy(p, n, d),
+                          lambda p=p, n=n, d=d: 1 - (1 - Fraction(p)) ** n if d > 0
+                          else Fraction(p) ** n))
     for t, n, j, gap in [(0.1, 20, 5, 6.0), (0.01, 20, 5, 6.0), (0.4, 20, 5, 6.0),
                          (0.1, 10**9, 5, 6.0), (1e300, 20, 5, 6.0), (1.0, 1, 10**12, 0.0)]:
-        with localcontext() as ctx:
-            ctx.prec = 700  # 1 - (1 + 1e-259)^-20 keeps its digits
-            x = j * (-_dec(gap) / _dec(t)).exp()
-            want = 1 - (1 + x) ** -n
         cases.append((f"derail_probability{(t, n, j, gap)}",
                       lambda t=t, n=n, j=j, gap=gap: evaluation.derail_probability(t, n, j, gap),
-                      want))
+                      lambda t=t, n=n, j=j, gap=gap: _derail_exact(t, n, j, gap)))
     cases.append(("temperature_probs(T=1e-310)",
                   lambda: evaluation.temperature_probs(np.array([0.0, 1.0, 1.0]), 1e-310)[1],
-                  Fraction(1, 2)))
+                  lambda: Fraction(1, 2)))
     for big, small in [(1e-300, 1e-300), (1e30, 1e30), (5e-324, 1.0)]:
         cases.append((f"training_flops{(big, small)}",
                       lambda a=big, b=small: thinking.training_flops(a, b),
-                      6 * Fraction(big) * Fraction(small)))
+                      lambda a=big, b=small: 6 * Fraction(a) * Fraction(b)))
         cases.append((f"generation_flops{(big, small)}",
                       lambda a=big, b=small: thinking.generation_flops(a, b),
-                      2 * Fraction(big) * Fraction(small)))
+                      lambda a=big, b=small: 2 * Fraction(a) * Fraction(b)))
     for p, eps in [(1e-300, 1e-2), (1 - 1e-16, 1e-2), (0.0, 1e-300), (1e-20, 1e-300)]:
-        with localcontext() as ctx:
-            ctx.prec = 60
-            want = 1 / ((_dec(p) * (1 - _dec(p))).sqrt() + _dec(eps))
         cases.append((f"difficulty_weight{(p, eps)}",
-                      lambda p=p, eps=eps: dr_grpo.difficulty_weight(p, eps), want))
+                      lambda p=p, eps=eps: dr_grpo.difficulty_weight(p, eps),
+                      lambda p=p, eps=eps: _difficulty_weight_exact(p, eps)))
     for v, length in [(1e-320, 3), (1e-300, 10**6), (1e300, 1)]:
         cases.append((f"log_ratio_variances{(v, length)}.seq",
                       lambda v=v, n=length: gspo.log_ratio_variances(v, n)["seq"],
-                      Fraction(v) / length))
+                      lambda v=v, n=length: Fraction(v) / n))
     for r, a in [(1e-300, 1.0), (1e300, 1e300), (1.1, -1e-300)]:
-        clipped = max(min(Fraction(r), 1 + Fraction(0.2)), 1 - Fraction(0.2))
         cases.append((f"cispo_gradient_coefficient{(r, a)}",
                       lambda r=r, a=a: cispo.cispo_gradient_coefficient(r, a, 0.2, 0.2),
-                      Fraction(a) * clipped))
+                      lambda r=r, a=a: Fraction(a)
+                      * max(min(Fraction(r), 1 + Fraction(0.2)), 1 - Fraction(0.2))))
     for scores, agg in [([1e-200] * 2, "product"), ([1e-300] * 3, "mean"), ([0.1] * 10, "mean")]:
-        exact = [Fraction(x) for x in scores]
-        want = math.prod(exact) if agg == "product" else sum(exact) / len(exact)
         cases.append((f"prm_score({scores[:2]}, {agg})",
-                      lambda s=scores, g=agg: prm.prm_score(s, g), want))
+                      lambda s=scores, g=agg: prm.prm_score(s, g),
+                      lambda s=scores, g=agg: _prm_exact(s, g)))
     chain = policy_gradient.bernoulli_chain_values
     for n, p, k in [(64, 0.5, 32), (64, 1e-300, 1), (64, 1 - 2**-52, 64), (64, 1e-5, 64)]:
-        q = Fraction(p)
-        tail = sum(math.comb(n, j) * q**j * (1 - q) ** (n - j) for j in range(k, n + 1))
         cases.append((f"bernoulli_chain_values{(n, p, k)}.V00",
                       lambda n=n, p=p, k=k: chain(n, p, k)[0][0][0],
-                      tail))
-        slope = n * math.comb(n - 1, k - 1) * q ** k * (1 - q) ** (n - k + 1)
+                      lambda n=n, q=Fraction(p), k=k: sum(
+                          math.comb(n, j) * q**j * (1 - q) ** (n - j) for j in range(k, n + 1))))
         cases.append((f"bernoulli_chain_values{(n, p, k)}.dJ",
                       lambda n=n, p=p, k=k: chain(n, p, k)[1],
-                      slope))
+                      lambda n=n, q=Fraction(p), k=k:
+                      n * math.comb(n - 1, k - 1) * q ** k * (1 - q) ** (n - k + 1)))
     for pi, r, b in [([0.5, 0.5], [1e8, 1e8 + 1], 0.0), ([0.25, 0.75], [1e-200, 3e-200], 0.0),
                      ([0.2, 0.3, 0.5], [1.0, 0.0, 0.5], 0.3),
                      ([1e-300, 1 - 1e-300], [1.0, 0.0], 0.0),
                      ([0.5, 0.5], [1e99, -1e99], 1e99)]:
-        want = _exact_variance(pi, r, b)
-        for key in want:
+        for key in ("variance", "best_baseline", "best_variance", "mean_reward"):
             cases.append((f"exact_gradient_variance{(pi, r, b)}.{key}",
                           lambda pi=pi, r=r, b=b, key=key:
-                          policy_gradient.exact_gradient_variance(pi, r, b)[key], want[key]))
+                          policy_gradient.exact_gradient_variance(pi, r, b)[key],
+                          lambda pi=pi, r=r, b=b, key=key: _exact_variance(pi, r, b)[key]))
     return cases
 
 
@@ -680,12 +695,12 @@ def _rl_closed_form_cases():
 
     return [
         ("kept_fraction(1e-17, 16)", lambda: dapo.kept_fraction(1e-17, 16),
-         1 - Fraction(1e-17) ** 16 - (1 - Fraction(1e-17)) ** 16),
+         lambda: 1 - Fraction(1e-17) ** 16 - (1 - Fraction(1e-17)) ** 16),
         ("overlong_penalty(10**30, 10**30, 1)", lambda: dapo.overlong_penalty(10**30, 10**30, 1),
-         Fraction(-1)),
+         lambda: Fraction(-1)),
         ("group_relative_advantages(float32 [1e-25, -1e-25], eps=0)",
          lambda: float(grpo.group_relative_advantages(torch.tensor([1e-25, -1e-25]), eps=0.0)[0]),
-         Fraction(1)),
+         lambda: Fraction(1)),
     ]
 
 
@@ -696,7 +711,7 @@ def _rl_closed_form_cases():
 )
 def test_closed_form_is_exact_at_tiny_and_huge_arguments(call, exact):
     got = call()
-    want = float(exact)
+    want = float(exact())
     assert math.isclose(float(got), want, rel_tol=1e-12, abs_tol=0.0), (got, want)
 
 
