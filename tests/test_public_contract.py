@@ -715,6 +715,15 @@ def test_closed_form_is_exact_at_tiny_and_huge_arguments(call, exact):
     assert math.isclose(float(got), want, rel_tol=1e-12, abs_tol=0.0), (got, want)
 
 
+def test_the_exact_references_wait_for_their_test():
+    """Each contract case runs in a child that imports this file: a reference computed at import
+    time (some are numbers of millions of digits) is paid by every child, ~10 s each, which
+    once pushed the suite past CI's 90 minutes."""
+    lazy = [name for name, _, exact in [*CLOSED_FORMS, *_rl_closed_form_cases()]
+            if not callable(exact)]
+    assert not lazy, f"exact references computed at import: {lazy[:5]}"
+
+
 def test_plurality_vote_matches_enumeration():
     """Hypothesis (derandomized): the plurality vote's closed form equals counting ballots."""
     from hypothesis import given, settings
