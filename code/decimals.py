@@ -37,3 +37,15 @@ def fixed(x: float, places: int) -> _Fixed:
     places = require_int("places", places, low=0, high=MAX_PLACES)
     x = require_float("x", x)
     return _Fixed(x, places)
+
+
+def signed(x: float, places: int) -> str:
+    """``x`` to ``places`` decimals with its sign, a true minus as the widgets print it:
+    ``signed(0.0172, 3)`` is "+0.017", ``signed(-0.093, 3)`` is "−0.093" (U+2212, not the
+    hyphen-minus Python prints), and a value that rounds to zero has no sign, "0.000"."""
+    places = require_int("places", places, low=0, high=MAX_PLACES)
+    x = require_float("x", x)
+    text = f"{abs(x):.{places}f}"
+    if float(text) == 0:
+        return text
+    return ("+" if x > 0 else "\N{MINUS SIGN}") + text

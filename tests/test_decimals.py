@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from decimals import MAX_PLACES, fixed
+from decimals import MAX_PLACES, fixed, signed
 
 
 def test_trailing_zeros_are_kept():
@@ -42,3 +42,23 @@ def test_bad_input():
         fixed("0.5", 3)
     with pytest.raises(ValueError, match="x"):
         fixed(float("nan"), 3)
+
+
+def test_signed_prints_a_true_minus():
+    assert signed(-0.093, 3) == "\u2212" + "0.093" and signed(0.0172, 3) == "+0.017"
+    assert signed(0.0, 4) == "0.0000" and signed(-0.00004, 4) == "0.0000"  # no sign on zero
+    assert "-" not in signed(-1.5, 1)
+
+
+@given(st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 6))
+def test_signed_reads_back_as_fixed(x, places):
+    text = signed(x, places)
+    value = float(text.replace("\u2212", "-"))
+    assert value == pytest.approx(float(fixed(x, places)), abs=10**-places)
+
+
+def test_signed_bad_input():
+    with pytest.raises(ValueError, match="places"):
+        signed(0.5, -1)
+    with pytest.raises(TypeError, match="x"):
+        signed("0.5", 3)
