@@ -10,9 +10,12 @@ taken problem by problem and its 95% interval comes from resampling problems
     pass_at_k_rows     each deep-evaluated model's pass@k with its band, k = 1 ... 256
     paired_gap         after - before at one k, with its interval
     crossover          the gap at every k; the first k where the start model leads
+    crossover_table    every pair's gap at every recorded k, as the chapter prints it
     reach              problems solved at least once in all samples: gained, lost, by kind
     spurious_table     GRPO paid a reward that ignores the answer, with and without the clip
     few_table          GRPO on one or four problems, against full training
+    run_curves         each run's held-out check-ups and per-step reward paid and training
+                       accuracy, as columns (what the runs chart draws)
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import numpy as np
 from arithmetic_task import require_problems
 from checks import require_choice, require_int
 from data_paths import RL_DEBATES_PATH, read_json
-from decimals import fixed
+from decimals import fixed, signed
 from evaluation import bootstrap_interval, pass_at_k
 
 #: The deep-evaluated models, as the chapter names them.
@@ -39,6 +42,12 @@ MODEL_LABELS = {
 }
 #: The before/after pairs of question 1, by the name of the model after RL.
 PAIRS = {"rl_grpo_s0": "cold", "rl_grpo_s1": "cold", "zero_s0": "base4"}
+#: The spurious-reward runs' arms and rewards, in the words the tables and widgets print.
+ARM_LABELS = {"clip": "clip acting", "noclip": "clip never acting"}
+REWARD_LABELS = {"random": "random", "format": "format only", "verifiable": "the verifier's"}
+#: The runs chart's series: each run's held-out check-ups, and its training groups' reward
+#: paid and accuracy at every step (the spurious-reward paper's "reward beside accuracy").
+RUN_SERIES = ("held-out pass@1", "reward paid", "training accuracy")
 NUM_BOOTSTRAP = 1000
 BOOTSTRAP_SEED = 0
 _KEYS = ("settings", "held_out", "deep", "runs", "wall_seconds")
@@ -124,6 +133,26 @@ def crossover(doc: Mapping, after: str) -> dict:
         "k_cross": next((r["k"] for r in rows if r["gap"] < 0), None),
         "k_sure": next((r["k"] for r in rows if r["hi"] < 0), None),
     }
+
+
+def _verdict(row: Mapping) -> str:
+    return "RL ahead" if row["lo"] > 0 else "start ahead" if row["hi"] < 0 else "no difference"
+
+
+def crossover_table(doc: Mapping, places: int = 4) -> list[dict]:
+    """Every pair of `PAIRS` at every recorded k: the gap after - before and its 95% interval,
+    signed with a true minus at ``places`` decimals (four: an interval that ends a hair above
+    zero, +0.0001, is not one that ends at it, 0.0000), and who is ahead beyond the noise."""
+    check_debates(doc)
+    places = require_int("places", places, low=1, high=6)
+    rows = []
+    for after, before in PAIRS.items():
+        for r in crossover(doc, after)["rows"]:
+            rows.append({"before → after": f"{MODEL_LABELS[before]} → {MODEL_LABELS[after]}",
+                         "k": r["k"], "gap (after − before)": signed(r["gap"], places),
+                         "95% interval": f"{signed(r['lo'], places)} to {signed(r['hi'], places)}",
+                         "beyond the noise": _verdict(r)})
+    return rows
 
 
 def operands(problem: str) -> int:
@@ -246,25 +275,36 @@ def few_table(doc: Mapping) -> list[dict]:
     return rows
 
 
-def curve_rows(doc: Mapping, names: list[str] | None = None) -> list[dict]:
-    """Held-out pass@1 (with its band) at each check-up, and the per-step reward paid and
-    accuracy of the training groups, of each run in ``names`` (default: every run)."""
+def run_curves(doc: Mapping, names: list[str] | None = None) -> dict[str, dict[str, list]]:
+    """Each run in ``names`` (default: every run) as columns: its held-out check-ups
+    (``check`` steps, ``pass_at_1`` and its band ``lo``/``hi``) and, at every training
+    ``step``, the reward paid (``paid``) and the training groups' accuracy (``accuracy``).
+
+    One dict of lists per run, each key once: the runs chart's three `RUN_SERIES` in 14 KB
+    of the page, where one record per point repeated its six keys 1,320 times (151 KB).
+    """
     check_debates(doc)
     names = sorted(doc["runs"]) if names is None else list(names)
-    rows = []
+    out = {}
     for name in names:
         if name not in doc["runs"]:
             raise ValueError(f"names must be runs of the records, got {name!r}")
         run = doc["runs"][name]
-        for c in run["curve"]:
-            rows.append({"run": name, "series": "held-out pass@1", "step": c["step"],
-                         "value": c["pass_at_1"], "lo": c["ci"][0], "hi": c["ci"][1]})
-        for h in run["history"]:
-            rows.append({"run": name, "series": "reward paid", "step": h["step"],
-                         "value": h["reward"], "lo": None, "hi": None})
-            rows.append({"run": name, "series": "training accuracy", "step": h["step"],
-                         "value": h["accuracy"], "lo": None, "hi": None})
-    return rows
+        out[name] = {"check": [c["step"] for c in run["curve"]],
+                     "pass_at_1": [c["pass_at_1"] for c in run["curve"]],
+                     "lo": [c["ci"][0] for c in run["curve"]],
+                     "hi": [c["ci"][1] for c in run["curve"]],
+                     "step": [h["step"] for h in run["history"]],
+                     "paid": [h["reward"] for h in run["history"]],
+                     "accuracy": [h["accuracy"] for h in run["history"]]}
+    return out
+
+
+def reach_columns(doc: Mapping) -> dict[str, list]:
+    """`reach_cells` as columns, each key once (83 KB of the page where the rows took 176 KB);
+    the page turns them back into rows with OJS's ``transpose``."""
+    cells = reach_cells(doc)
+    return {key: [c[key] for c in cells] for key in cells[0]}
 
 
 def length_rows(doc: Mapping) -> list[dict]:

@@ -2078,17 +2078,24 @@ def r1_pipeline_figure(stages: list[dict], stage: str = "rl_grpo_s0"):
 
 # --- chapter 14 ----------------------------------------------------------------------------
 
-# widgets/rl_debates.js REACH and its colours: who solved a held-out problem at least once.
+# widgets/rl_debates.js REACH and its colours: who solved a held-out problem at least once
+# ("solved by neither" a light grey both themes draw, so its legend swatch shows).
 DEBATE_REACH = {"solved by both": "#8a8a8a", "gained by RL": "#2a9d8f", "lost to RL": "#d62828",
-                "solved by neither": "#ffffff"}
+                "solved by neither": "#d4d4d4"}
+# widgets/rl_debates.js runChart: the arms' colours and words, and a dash per seed.
+DEBATE_ARMS = {"clip": ("clip acting", "#d62828"), "noclip": ("clip never acting", "#3867d6")}
+DEBATE_SEED_DASH = ("solid", "dash")
+DEBATE_SERIES = {"held-out pass@1": None, "reward paid": "paid", "training accuracy": "accuracy"}
 
 
-def debate_passk_figure(rows: list[dict], groups: dict, group: str):
+def debate_passk_figure(rows: list[dict], groups: dict, group: str, problems: int):
     """Chapter 14 (widgets/rl_debates.js passkChart): pass@k against k (log scale) with 95%
-    bands; ``groups`` maps each choice of the widget's "Compare" to its models, on a slider."""
+    bands over ``problems`` held-out problems; ``groups`` maps each choice of the widget's
+    "Compare" to its models, on a slider."""
     _records("rows", rows, ["model", "label", "k", "value", "lo", "hi"], ["k", "value", "lo", "hi"])
     _mapping("groups", groups, [])
     group = require_choice("group", group, tuple(groups))
+    problems = require_int("problems", problems, low=1)
 
     def curves(g: str) -> list:
         traces = []
@@ -2103,15 +2110,26 @@ def debate_passk_figure(rows: list[dict], groups: dict, group: str):
         return traces
 
     fig = _figure([], "pass@k against k, before and after RL", "k (samples per problem)",
-                  "pass@k, 500 held-out problems", yaxis_range=[0, 1],
+                  f"pass@k, {problems} held-out problems", yaxis_range=[0, 1],
                   xaxis={"type": "log", "dtick": math.log10(2)})
     return _with_slider(fig, list(groups), curves, group, "compare")
 
 
-def debate_reach_figure(cells: list[dict], labels: dict, after: str, columns: int = 25):
+def _column_rows(name: str, columns: object, keys: Sequence[str]) -> list[dict]:
+    """The page's ``transpose(columns)``: one dict per row from a dict of equal-length lists."""
+    _mapping(name, columns, keys)
+    lengths = {len(v) if isinstance(v, list) else -1 for v in columns.values()}
+    if len(lengths) != 1 or -1 in lengths:
+        raise ValueError(f"{name}'s columns must be lists of one length, got {sorted(lengths)}")
+    return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+
+def debate_reach_figure(cells: dict, labels: dict, after: str, columns: int = 25):
     """Chapter 14 (widgets/rl_debates.js reachMap): the held-out problems as a grid, coloured by
-    who solved each at least once, before or after RL; the model after RL on a slider."""
-    _records("cells", cells, ["after", "i", "problem", "status"], ["i"])
+    who solved each at least once, before or after RL; the model after RL on a slider. ``cells``
+    are `debate_findings.reach_columns` (what the page hands over as columns)."""
+    cells = _records("cells", _column_rows("cells", cells, ["after", "i", "problem", "status"]),
+                     ["after", "i", "problem", "status"], ["i"])
     require_str("after", after)
     stops = [a for a in labels if any(c["after"] == a for c in cells)]
     if after not in stops:
@@ -2135,25 +2153,73 @@ def debate_reach_figure(cells: list[dict], labels: dict, after: str, columns: in
     return _with_slider(fig, stops, grid, after, "after RL", lambda a: labels[a])
 
 
-def debate_runs_figure(curves: list[dict], runs: list[dict], reward: str):
-    """Chapter 14 (widgets/rl_debates.js runChart): held-out pass@1 at each check-up of the
-    runs paid one reward, with the clip acting and not; the reward on a slider."""
-    _records("curves", curves, ["run", "series", "step", "value"], ["step", "value"])
+def debate_run_points(curve: dict, series: str) -> tuple[list, list, list | None, list | None]:
+    """One run's steps, values and band (None but for held-out pass@1) of one series, from
+    `debate_findings.run_curves`' columns (widgets/rl_debates.js runRows)."""
+    series = require_choice("series", series, tuple(DEBATE_SERIES))
+    _mapping("curve", curve, ["check", "pass_at_1", "lo", "hi", "step", "paid", "accuracy"])
+    key = DEBATE_SERIES[series]
+    if key is None:
+        return list(curve["check"]), list(curve["pass_at_1"]), list(curve["lo"]), list(curve["hi"])
+    return list(curve["step"]), list(curve[key]), None, None
+
+
+def debate_fit_domain(values: Sequence[float]) -> list[float]:
+    """The runs chart's y domain (widgets/rl_debates.js fitDomain): the values' range padded
+    by a tenth of it (at least 0.05), out to the next 0.05, inside [0, 1]."""
+    values = [require_float("values", v)
+              for v in require_sequence("values", values, min_len=1, max_len=100_000)]
+    lo, hi = min(values), max(values)
+    pad = max(0.05, (hi - lo) * 0.1)
+    return [max(0.0, math.floor((lo - pad) * 20) / 20), min(1.0, math.ceil((hi + pad) * 20) / 20)]
+
+
+def debate_runs_figure(curves: dict, runs: list[dict], reward: str, show: str = "held-out pass@1"):
+    """Chapter 14 (widgets/rl_debates.js runChart): one series of the runs paid one reward, with
+    the clip acting (red) and never acting (blue), seed 0 solid and seed 1 dashed. The widget's
+    two selects, "Reward" and "Show", are one slider of every (reward, series) pair; ``curves``
+    are `debate_findings.run_curves` (each run's columns)."""
+    _mapping("curves", curves, [])
     _records("runs", runs, ["run", "reward", "arm", "seed"])
     rewards = list(dict.fromkeys(r["reward"] for r in runs))
     reward = require_choice("reward", reward, tuple(rewards))
+    show = require_choice("show", show, tuple(DEBATE_SERIES))
+    stops = [(rw, series) for rw in rewards for series in DEBATE_SERIES]
+    go = _go()
 
-    def lines(rw: str) -> list:
+    def own(rw: str) -> list[dict]:
+        mine = [r for r in runs if r["reward"] == rw]
+        missing = [r["run"] for r in mine if r["run"] not in curves]
+        if missing:
+            raise ValueError(f"curves lacks the runs {missing}")
+        return mine
+
+    def lines(stop: tuple[str, str]) -> list:
+        rw, series = stop
         traces = []
-        for i, run in enumerate(r for r in runs if r["reward"] == rw):
-            mine = sorted((c for c in curves
-                           if c["run"] == run["run"] and c["series"] == "held-out pass@1"),
-                          key=lambda c: c["step"])
-            arm = "clip acting" if run["arm"] == "clip" else "clip never acting"
-            traces.append(_line([c["step"] for c in mine], [c["value"] for c in mine],
-                                f"{arm}, seed {run['seed']}", i))
+        for run in own(rw):
+            x, y, lo, hi = debate_run_points(curves[run["run"]], series)
+            arm, colour = DEBATE_ARMS[run["arm"]]
+            name = f"{arm}, seed {run['seed']}"
+            if lo is not None:
+                traces.append(go.Scatter(x=x + x[::-1], y=hi + lo[::-1], name=f"{name} (95% band)",
+                                         fill="toself", mode="lines", line={"width": 0},
+                                         fillcolor=colour, opacity=0.12, hoverinfo="skip",
+                                         showlegend=False))
+            traces.append(go.Scatter(
+                x=x, y=y, name=name, mode="lines+markers" if lo is not None else "lines",
+                line={"color": colour, "dash": DEBATE_SEED_DASH[run["seed"] % 2]}))
         return traces
 
-    fig = _figure([], "Held-out pass@1 of GRPO paid a reward", "RL step", "held-out pass@1",
-                  yaxis_range=[0, 0.7])
-    return _with_slider(fig, rewards, lines, reward, "reward")
+    def layout(stop: tuple[str, str]) -> dict:
+        rw, series = stop
+        values = []
+        for run in own(rw):
+            _, y, lo, hi = debate_run_points(curves[run["run"]], series)
+            values += (lo + hi) if lo is not None else y
+        return {"yaxis.range": debate_fit_domain(values), "yaxis.title.text": series}
+
+    fig = _figure([], "Runs of GRPO paid a reward: held-out pass@1, reward paid, training accuracy",
+                  "RL step", show)
+    return _with_slider(fig, stops, lines, (reward, show), "reward, series",
+                        lambda stop: f"{stop[0]}: {stop[1]}", layout_of=layout)

@@ -8,7 +8,10 @@ moved nothing without the clip") do not. As in `tests/test_r1_claims.py`, each c
   and says whether the claim holds, with the numbers it looked at,
 - the phrases of the prose that make it (whitespace aside), so that rewording fails here too,
 - a doctor: an edit of a copy of the records under which the claim is false, so that every
-  check is seen to fail.
+  check is seen to fail,
+- and, where the chapter once said the opposite, the denials: phrases that contradict the
+  claim and must not come back (a Quarto render found "here, the clip" in an exercise's
+  solution beside a Result that says the clip is not what moves the run).
 
 A vague word gets its criterion in the check's comment. After a re-record, a failing
 `test_the_records_support_the_claim` prints the numbers: fix the prose and the phrases, not the
@@ -38,14 +41,15 @@ class Claim:
     check: Callable[[Mapping], Verdict]
     words: tuple[str, ...]
     doctor: Callable[[dict], None]
+    denials: tuple[str, ...] = ()
 
 
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(*words: str, doctor: Callable[[dict], None]):
+def claim(*words: str, doctor: Callable[[dict], None], denials: tuple[str, ...] = ()):
     def register(check):
-        CLAIMS[check.__name__] = Claim(check, words, doctor)
+        CLAIMS[check.__name__] = Claim(check, words, doctor, denials)
         return check
     return register
 
@@ -122,12 +126,33 @@ def the_cold_start_never_surely_leads(doc: Mapping) -> Verdict:
 
 
 @claim("the base leads with an interval wholly below zero",
-       "the base is ahead at large $k$ with an interval clear of zero",
-       "RL did leave the model reaching less at large $k$, a small but certain loss",
        doctor=lambda d: _copy_counts(d, "base4", "zero_s0"))
 def the_base_surely_overtakes_r1_zero(doc: Mapping) -> Verdict:
     c = F.crossover(doc, "zero_s0")
     return c["k_sure"] is not None, {"k_sure": c["k_sure"], "k_meet": c["k_meet"]}
+
+
+def _sure_ks(doc: Mapping, after: str) -> list[int]:
+    """The recorded ks at which the start model's lead is certain (the whole interval < 0)."""
+    return [r["k"] for r in F.crossover(doc, after)["rows"] if r["hi"] < 0]
+
+
+@claim("and at no other recorded $k$", "only at $k$ =",
+       "clear of zero at $k$ =", "and at no other $k$ of the table",
+       doctor=lambda d: _scale(d, "zero_s0", 0.6),
+       denials=("the base is ahead at large $k$ with an interval clear of zero",
+                "a small but certain loss"))
+def the_base_surely_leads_at_one_k_only(doc: Mapping) -> Verdict:
+    # The base's lead over R1-Zero is certain at k_sure and at no other recorded k: at the
+    # largest k the interval reaches zero (its upper end 0.0), so "at large k" would overstate.
+    sure = _sure_ks(doc, "zero_s0")
+    rows = {r["k"]: (round(r["lo"], 4), round(r["hi"], 4))
+            for r in F.crossover(doc, "zero_s0")["rows"] if r["k"] >= 32}
+    # The prose names k_cross and the largest k as the ks where the interval reaches zero.
+    c = F.crossover(doc, "zero_s0")
+    k_top = doc["settings"]["deep_ks"][-1]
+    ok = sure == [c["k_sure"]] and c["k_cross"] not in sure and k_top not in sure
+    return ok, {"sure": sure, "k_cross": c["k_cross"], **rows}
 
 
 @claim("solves nearly every problem at least once in",
@@ -242,7 +267,8 @@ def _clip_lower_on_every_seed(doc: dict) -> None:
 
 @claim("The clip made no consistent difference: seed 0 fell further with it, seed 1 without it",
        "by about as much;", "they lowered accuracy in both arms, by about as much",
-       doctor=_clip_lower_on_every_seed)
+       "the clip made no consistent difference: the runs in which it never acts fell too",
+       doctor=_clip_lower_on_every_seed, denials=("not an unbiased gradient: here, the clip",))
 def the_clip_makes_no_consistent_difference(doc: Mapping) -> Verdict:
     # "no consistent difference": the clip arm is lower on one seed and higher on the other
     # (seed 0 lower, as the prose says which).
@@ -250,6 +276,17 @@ def the_clip_makes_no_consistent_difference(doc: Mapping) -> Verdict:
     for r in _runs(doc, "random", "noclip"):
         diff[r["seed"]] -= r["gap"]
     return diff[0] < 0 < diff[1], {s: round(v, 3) for s, v in diff.items()}
+
+
+@claim("What moves a random-reward run is the noise of finite batches",
+       "the runs in which it never acts fell too",
+       doctor=lambda d: _copy_counts(d, "cold", "spurious_random_noclip_s1"),
+       denials=("not an unbiased gradient: here, the clip",))
+def the_noclip_arm_falls_too(doc: Mapping) -> Verdict:
+    # Exercise 3: with the clip never acting the random reward still moved the model: every
+    # no-clip run's change has its whole interval below 0.
+    rows = {r["run"]: round(r["hi"], 3) for r in _runs(doc, "random", "noclip")}
+    return len(rows) >= 2 and all(hi < 0 for hi in rows.values()), rows
 
 
 @claim("(its clip fraction is", "as it must be",
@@ -381,6 +418,13 @@ def _prose() -> str:
 def test_the_prose_still_makes_the_claim(name):
     for phrase in CLAIMS[name].words:
         assert " ".join(phrase.split()) in _prose(), f"the chapter no longer says {phrase!r}"
+
+
+@pytest.mark.parametrize("name", [n for n, c in CLAIMS.items() if c.denials])
+def test_the_prose_does_not_say_the_opposite(name):
+    for phrase in CLAIMS[name].denials:
+        assert " ".join(phrase.split()) not in _prose(), (
+            f"the chapter says {phrase!r}, which {name} contradicts")
 
 
 @pytest.mark.parametrize("name", CLAIMS)

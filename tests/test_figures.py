@@ -9,6 +9,7 @@ its maths mirrors), at every stop of the twin's slider.
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -876,8 +877,9 @@ def test_every_widget_but_those_running_a_model_names_its_twin(stem: str) -> Non
 def test_debate_passk_twin() -> None:
     d = _defines("13-what-rl-teaches")
     rows, groups = d["debate_passk"], d["debate_groups"]
-    fig = figures.debate_passk_figure(rows, groups, "cold start and GRPO")
+    fig = figures.debate_passk_figure(rows, groups, "cold start and GRPO", d["debate_problems"])
     assert _stops(fig) == list(groups)
+    assert fig.layout.yaxis.title.text == f"pass@k, {d['debate_problems']} held-out problems"
     for stop, models in enumerate(groups.values()):
         for model in models:
             mine = sorted((r for r in rows if r["model"] == model), key=lambda r: r["k"])
@@ -887,10 +889,17 @@ def test_debate_passk_twin() -> None:
             assert list(band.y) == [r["hi"] for r in mine] + [r["lo"] for r in mine][::-1]
 
 
+def _columns_as_rows(columns: dict) -> list[dict]:
+    """OJS's transpose, as the page applies it to a dict of columns."""
+    return [dict(zip(columns, row, strict=True)) for row in zip(*columns.values(), strict=True)]
+
+
 def test_debate_reach_twin() -> None:
     d = _defines("13-what-rl-teaches")
-    cells, labels = d["debate_cells"], d["debate_labels"]
-    fig = figures.debate_reach_figure(cells, labels, "rl_grpo_s0")
+    columns, labels = d["debate_cells"], d["debate_labels"]
+    assert isinstance(columns, dict), "the page gets the reach cells as columns"
+    cells = _columns_as_rows(columns)
+    fig = figures.debate_reach_figure(columns, labels, "rl_grpo_s0")
     afters = list(dict.fromkeys(c["after"] for c in cells))
     assert _stops(fig) == [labels[a] for a in labels if a in afters]
     for stop, after in enumerate(a for a in labels if a in afters):
@@ -900,17 +909,43 @@ def test_debate_reach_twin() -> None:
             assert list(trace.text) == [c["problem"] for c in mine]
 
 
+def test_debate_reach_colours_are_the_widgets() -> None:
+    """The twin's colours are the widget's, status by status, and none is see-through."""
+    source = (ROOT / "widgets" / "rl_debates.js").read_text()
+    names = re.search(r"export const REACH = \[([^\]]*)\]", source).group(1)
+    colours = re.search(r"const REACH_COLOURS = \[([^\]]*)\]", source).group(1)
+    widget = dict(zip(re.findall(r'"([^"]+)"', names), re.findall(r'"([^"]+)"', colours),
+                      strict=True))
+    assert widget == figures.DEBATE_REACH
+    assert not {"transparent", "none", "#ffffff", "white"} & set(widget.values())
+
+
 def test_debate_runs_twin() -> None:
     d = _defines("13-what-rl-teaches")
-    curves, runs = d["debate_curves"], d["debate_runs"]
-    fig = figures.debate_runs_figure(curves, runs, "random")
+    curves, runs, series = d["debate_curves"], d["debate_runs"], d["debate_series"]
+    assert series == list(figures.DEBATE_SERIES)
+    fig = figures.debate_runs_figure(curves, runs, "random", "held-out pass@1")
     rewards = list(dict.fromkeys(r["reward"] for r in runs))
-    assert _stops(fig) == rewards
-    for stop, reward in enumerate(rewards):
+    assert set(d["debate_rewards"].values()) == set(rewards)
+    stops = [(rw, s) for rw in rewards for s in series]
+    assert _stops(fig) == [f"{rw}: {s}" for rw, s in stops]
+    key = {"reward paid": "paid", "training accuracy": "accuracy"}
+    for stop, (reward, shown) in enumerate(stops):
+        values = []
         for run in (r for r in runs if r["reward"] == reward):
             arm = "clip acting" if run["arm"] == "clip" else "clip never acting"
-            mine = sorted((c for c in curves
-                           if c["run"] == run["run"] and c["series"] == "held-out pass@1"),
-                          key=lambda c: c["step"])
-            assert _xy(_trace(fig, f"{arm}, seed {run['seed']}", stop)) == (
-                [c["step"] for c in mine], [c["value"] for c in mine])
+            c = curves[run["run"]]
+            line = _trace(fig, f"{arm}, seed {run['seed']}", stop)
+            assert line.line.dash == ("solid", "dash")[run["seed"]]
+            if shown == "held-out pass@1":
+                assert _xy(line) == (c["check"], c["pass_at_1"])
+                band = _trace(fig, f"{arm}, seed {run['seed']} (95% band)", stop)
+                assert list(band.y) == c["hi"] + c["lo"][::-1]
+                values += c["lo"] + c["hi"]
+            else:
+                assert _xy(line) == (c["step"], c[key[shown]])
+                values += c[key[shown]]
+        # The y range fits what the stop shows (the widget's fitDomain), not a fixed 0 to 0.7.
+        y_range = fig.layout.sliders[0]["steps"][stop]["args"][1]["yaxis.range"]
+        assert y_range[0] <= min(values) and max(values) <= y_range[1]
+        assert y_range[1] - y_range[0] <= max(values) - min(values) + 0.25
