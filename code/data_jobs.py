@@ -130,7 +130,7 @@ def job_recorded_calls(name: str) -> Output:
         }
         for fn, kwargs in recorded_calls()
     ]
-    doc = {"generated_by": "scripts/record_calls.py", "calls": calls}
+    doc = {"generated_by": "scripts/make_data.py --jobs recorded_calls", "calls": calls}
     return _data(name, RECORDED_CALLS_PATH, _compact(doc))
 
 

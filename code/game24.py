@@ -669,8 +669,8 @@ def evaluates_to_24(derivation: str) -> bool:
 
 
 def load_puzzles(path: str | Path | None = None) -> list[dict]:
-    """The shipped universe of puzzles, ``data/game24.json`` (written by
-    ``scripts/make_game24_data.py``): a list of ``{"numbers", "solvable", "solution"}``."""
+    """The shipped universe of puzzles, ``data/game24.json`` (written by the ``game24`` job of
+    ``scripts/make_data.py``): a list of ``{"numbers", "solvable", "solution"}``."""
     source = _data_path("path", path, GAME24_PATH)
     data = read_json(source)
     if not isinstance(data, dict) or not isinstance(data.get("puzzles"), list):
@@ -723,7 +723,7 @@ PUZZLE_COUNT = math.comb(_PUZZLE_MAX - _PUZZLE_MIN + _PUZZLE_SIZE, _PUZZLE_SIZE)
 SOLVABLE_COUNT = 1362
 """How many of them reach 24 (the known count); :func:`puzzle_dataset` refuses to disagree."""
 
-_DATA_SCRIPT = "scripts/make_game24_data.py"
+_DATA_SCRIPT = "scripts/make_data.py --jobs game24"  # the job of data_jobs that writes it
 
 
 def puzzle_dataset(limit: int | None = None) -> dict:

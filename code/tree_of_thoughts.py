@@ -490,7 +490,8 @@ def dfs_search(
 def load_beam_sweep(path: str | Path | None = None) -> dict:
     """The recorded beam-width sweep over every solvable puzzle, ``data/beam_sweep.json``.
 
-    Written by ``scripts/make_beam_sweep.py`` from :func:`build_beam_sweep` (54,480 searches):
+    Written by the ``beam_sweep`` job of ``scripts/make_data.py`` from :func:`build_beam_sweep`
+    (54,480 searches):
     ``{"beam_widths", "error_rates", "salt", "count", "summary", "puzzles"}``, where ``summary``
     holds :func:`solve_rate_sweep` records over all ``count`` puzzles and ``puzzles[k]["solved"]
     [i][j]`` is 1 if puzzle k was solved at ``error_rates[i]`` and ``beam_widths[j]``.
@@ -610,7 +611,7 @@ SWEEP_ERROR_RATES = (0.0, 0.3, 0.5, 0.7, 0.9)
 SWEEP_SALT = 0
 """The salt of the recorded sweep's noisy judges (:func:`noisy_evaluator`)."""
 
-_SWEEP_SCRIPT = "scripts/make_beam_sweep.py"
+_SWEEP_SCRIPT = "scripts/make_data.py --jobs beam_sweep"  # the job of data_jobs that writes it
 _SWEEP_KEYS = {"generated_by", "salt", "beam_widths", "error_rates", "count", "summary", "puzzles"}
 
 

@@ -247,7 +247,7 @@ def test_completeness_solve_solves_exactly_the_solvable(universe):
 def test_data_file_matches_the_solver(universe):
     text = GAME24_PATH.read_text(encoding="utf-8")
     data = json.loads(text)
-    assert data["generated_by"] == "scripts/make_game24_data.py"
+    assert data["generated_by"] == "scripts/make_data.py --jobs game24"
     assert data["count"] == 1820
     assert data["solvable_count"] == 1362
     assert load_puzzles() == data["puzzles"]

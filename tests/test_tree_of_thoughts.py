@@ -472,7 +472,7 @@ def _run_script(name: str, *args: str) -> subprocess.CompletedProcess:
 
 def test_beam_sweep_file_is_consistent():
     sweep = tot.load_beam_sweep()
-    assert sweep["generated_by"] == "scripts/make_beam_sweep.py"
+    assert sweep["generated_by"] == "scripts/make_data.py --jobs beam_sweep"
     assert sweep["count"] == len(sweep["puzzles"]) == 1362
     solvable = [p["numbers"] for p in load_puzzles() if p["solvable"]]
     assert [row["numbers"] for row in sweep["puzzles"]] == solvable
