@@ -37,12 +37,7 @@ pytestmark = pytest.mark.browser
 WIDGET_STEMS = [p.stem for p in book_chapters() if "```{ojs}" in p.read_text()]
 WIDTHS = [1100, 400]
 # Reviewed exceptions: (the start of a problem's text) -> why it is not fixed here.
-KNOWN: dict[str, str] = {
-    'select "Objective to train": option "REINFORCE (group-mean baseline)"':
-        "widgets/rl_trainer.js builds this select itself (240 px, the option needs 276 px "
-        "with its arrow); the trainer is outside the change that added the select check: "
-        "its owner shortens the label or passes Inputs.select a width, then removes this line",
-}
+KNOWN: dict[str, str] = {}
 SLACK = 1.0  # px: anti-aliasing and sub-pixel rounding of a glyph's box
 
 # Every problem on the page now, as strings naming the widget, the text and by how much.

@@ -39,7 +39,7 @@ const perMille = (x) => +(x * 1e3).toFixed(1); // GSPO's sliders count in units 
 export function trainerInputs({Inputs}, {objective = "grpo"} = {}) {
   const dapo = objective === "dapo";
   return Inputs.form({
-    objective: Inputs.select(new Map(TRAINER_OBJECTIVES.map(([k, l]) => [l, k])), {label: "Objective to train", value: objective}),
+    objective: Inputs.select(new Map(TRAINER_OBJECTIVES.map(([k, l]) => [l, k])), {label: "Objective to train", value: objective, width: 330}),
     prompts: labelRange(Inputs.range([1, 32], {step: 1, value: DEFAULTS.prompts, label: "Prompts per step"})),
     group: labelRange(Inputs.range([1, 32], {step: 1, value: DEFAULTS.group, label: "Chains per prompt G"})),
     lr: Inputs.text({label: "Learning rate", value: DEFAULTS.lr}),
