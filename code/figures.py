@@ -2166,8 +2166,9 @@ def debate_run_points(curve: dict, series: str) -> tuple[list, list, list | None
 
 def debate_fit_domain(values: Sequence[float]) -> list[float]:
     """The runs chart's y domain (widgets/rl_debates.js fitDomain): the values' range padded
-    by a tenth of it (at least 0.05), out to the next 0.05, inside [0, 1]."""
-    values = [require_float("values", v)
+    by a tenth of it (at least 0.05), out to the next 0.05, inside [0, 1]. The values are
+    shares (pass@1, reward paid, accuracy), so each must lie in [0, 1]."""
+    values = [require_float("values", v, low=0.0, high=1.0)
               for v in require_sequence("values", values, min_len=1, max_len=100_000)]
     lo, hi = min(values), max(values)
     pad = max(0.05, (hi - lo) * 0.1)
