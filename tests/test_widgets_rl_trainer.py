@@ -226,6 +226,19 @@ def test_the_trainer_steps_in_its_chapter_on_a_dark_phone(dark_phone, stem, obje
         " ...[...w.querySelectorAll('svg')].map(s => s.getBoundingClientRect().right))"
     )
     assert widest <= PHONE, f"the trainer reaches {widest:.0f} px on a {PHONE} px screen"
+    # Every chart's y axis reads upwards with a range to read: Quarto's Plot 0.6.11 turns a
+    # `zero: true` domain of one positive value upside down ([v, 0], "↓ KL": REINFORCE's first
+    # step, with no book curve to widen it) and draws an all-zero series on one "0" tick.
+    axes = page.widget(NAME).evaluate(
+        "w => [...w.querySelectorAll('svg')].filter(s => s.querySelector('[aria-label=\"y-axis"
+        " label\"]')).map(s => [s.getAttribute('aria-label'), s.querySelector('[aria-label="
+        "\"y-axis label\"]').textContent, s.querySelectorAll('[aria-label=\"y-axis tick"
+        " label\"] text').length])"
+    )
+    assert axes, "no chart with a y axis"
+    for chart, label, ticks in axes:
+        assert not label.startswith("↓"), f"{objective}: {chart} is drawn upside down ({label})"
+        assert ticks >= 2, f"{objective}: {chart}'s y axis has {ticks} tick(s)"
     page.assert_clean()
 
 

@@ -290,11 +290,20 @@ function drawn(charts, kind, key, draw) {
   return node;
 }
 
-function curve(Plot, width, {label, description, y, mine, book, keys, names, domain, yDomain}) {
+/** A y domain from zero to the drawn values, at least ``floor`` tall. Set here rather than with
+ * Plot's `zero: true`: Quarto's Plot 0.6.11 turns one positive value's domain upside down
+ * ([v, 0]) and leaves an all-zero series a domain of no height. */
+function zeroDomain(values, floor) {
+  const lo = Math.min(0, ...values), hi = Math.max(0, ...values);
+  return [lo, Math.max(hi, lo + floor)];
+}
+
+function curve(Plot, width, {label, description, y, mine, book, keys, names, domain, yDomain, floor = 1}) {
   const rows = (data, who) => keys.flatMap((k) => data.filter((d) => d[k] !== null && d[k] !== undefined && d.step <= domain)
     .map((d) => ({step: d.step, value: d[k], series: names[k], key: k, who})));
   const you = rows(mine, "your run");
   const theirs = rows(book, "the book's run");
+  const yd = yDomain ?? zeroDomain([...you, ...theirs].map((d) => d.value), floor);
   return markGroups(Plot.plot({
     ariaLabel: label,
     ariaDescription: description,
@@ -302,7 +311,7 @@ function curve(Plot, width, {label, description, y, mine, book, keys, names, dom
     height: 150,
     marginLeft: 48,
     x: {label: "RL step", domain: [0, domain]},
-    y: {label: y, grid: true, ...(yDomain ? {domain: yDomain} : {zero: true})},
+    y: {label: y, grid: true, domain: yd, nice: !yDomain},
     marks: [
       Plot.line(theirs, {x: "step", y: "value", z: "key", stroke: (d) => SERIES[d.key], strokeDasharray: "5,4", strokeOpacity: 0.8}),
       Plot.line(you, {x: "step", y: "value", z: "key", stroke: (d) => SERIES[d.key], strokeWidth: 2}),
@@ -379,9 +388,9 @@ export function rlTrainerView({Plot, html, width}, state, setup) {
   const charts = html`<div>
     ${chart("Held-out pass@1", () => curve(Plot, width, {label: "Held-out pass@1", description: `Pass@1 on ${state.evalProblems} held-out problems (${state.evalSamples} chains each) every ${state.evalEvery} steps, your run solid, the book's dashed.`, y: "held-out pass@1", mine: pass1, book: bookCurve, keys: ["pass1"], names: {pass1: "pass@1"}, domain, yDomain: [0, 1]}))}
     ${chart("Reward and accuracy of the training groups", () => curve(Plot, width, {label: "Reward and accuracy of the training groups", description: "Mean reward and share of right chains in each step's training groups, your run solid, the book's dashed.", y: "share / reward", mine: history, book, keys: ["reward", "accuracy"], names: {reward: "reward", accuracy: "accuracy"}, domain, yDomain: [0, 1.1]}))}
-    ${chart("Share of ratios clipped", () => curve(Plot, width, {label: "Share of ratios clipped", description: "Share of ratios where the trust region acted on the step's second pass, your run solid, the book's dashed.", y: "clipped share", mine: history, book, keys: ["clip"], names: {clip: "clipped"}, domain}))}
-    ${chart("Mean length of right and wrong chains", () => curve(Plot, width, {label: "Mean length of right and wrong chains", description: "Mean length in tokens of the right chains and of the wrong ones, each curve labelled at its end (right, wrong), your run solid, the book's dashed.", y: "tokens", mine: history, book, keys: ["length_right", "length_wrong"], names: {length_right: "right", length_wrong: "wrong"}, domain}))}
-    ${chart("KL to the starting model", () => curve(Plot, width, {label: "KL to the starting model", description: "The k3 estimate of the KL divergence from the checkpoint on the step's chains, your run solid, the book's dashed (where the book's run had a KL term).", y: "KL", mine: history, book: record?.beta > 0 ? book : [], keys: ["kl"], names: {kl: "KL"}, domain}))}
+    ${chart("Share of ratios clipped", () => curve(Plot, width, {label: "Share of ratios clipped", description: "Share of ratios where the trust region acted on the step's second pass, your run solid, the book's dashed.", y: "clipped share", mine: history, book, keys: ["clip"], names: {clip: "clipped"}, domain, floor: 0.05}))}
+    ${chart("Mean length of right and wrong chains", () => curve(Plot, width, {label: "Mean length of right and wrong chains", description: "Mean length in tokens of the right chains and of the wrong ones, each curve labelled at its end (right, wrong), your run solid, the book's dashed.", y: "tokens", mine: history, book, keys: ["length_right", "length_wrong"], names: {length_right: "right", length_wrong: "wrong"}, domain, floor: 10}))}
+    ${chart("KL to the starting model", () => curve(Plot, width, {label: "KL to the starting model", description: "The k3 estimate of the KL divergence from the checkpoint on the step's chains, your run solid, the book's dashed (where the book's run had a KL term).", y: "KL", mine: history, book: record?.beta > 0 ? book : [], keys: ["kl"], names: {kl: "KL"}, domain, floor: 0.01}))}
     ${run?.hist ? drawn(state.charts, "histogram", JSON.stringify([width, run.hist, run.walls, objectiveKey]), () => histogramChart(Plot, width, run.hist, run.walls, objectiveKey)) : html`<p style="color: ${ink.muted}; font-size: 0.85em">The ratio histogram appears after the first step.</p>`}
   </div>`;
 
