@@ -67,6 +67,13 @@ PROBLEMS_JS = r"""
   };
   const seen = (colour) => colour && colour !== "none" && colour !== "transparent"
     && !/^rgba\(.*,\s*0\)$/.test(colour);
+  // A y axis that reads downwards ("↓ label"): Quarto's Plot 0.6.11 turns a `zero: true` domain
+  // of one positive value into [v, 0]; no chart of the book means to be read upside down.
+  for (const label of [...document.querySelectorAll('svg [aria-label="y-axis label"]')].filter(visible)) {
+    if ((label.textContent || "").trim().startsWith("↓")) {
+      out.push(`y axis "${short(label)}" reads downwards (its domain is reversed)`);
+    }
+  }
   // Selects (the chapter's inputs and a widget's own): the widest option must fit the box.
   const ARROW = 20;  // px: Chromium's menu-list arrow, drawn inside the box unless appearance is none
   for (const select of [...document.querySelectorAll("select")].filter(visible)) {
