@@ -233,6 +233,7 @@ def _run_row(doc: Mapping, name: str) -> dict:
         "pass_at_1": run["final"]["pass_at_k"]["1"],
         "gap": gap["gap"], "lo": gap["lo"], "hi": gap["hi"],
         "paid": _mean([h["reward"] for h in history]),
+        "accuracy": _mean([h["accuracy"] for h in history]),
         "train_accuracy_first": _mean([h["accuracy"] for h in history[:10]]),
         "train_accuracy_last": _mean([h["accuracy"] for h in history[-10:]]),
         "clip_fraction": _mean([h["clip_fraction"] for h in history]),

@@ -129,12 +129,10 @@ export function runChart({Plot, html, width}, {curves, runs, reward, show = "hel
   }));
   const key = html`<p style="margin: 0.2em 0 0.6em"><span data-swatch>━</span> seed 0 ·
     <span data-swatch>╌</span> seed 1</p>`;
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const meanKey = {"reward paid": "paid", "training accuracy": "accuracy"}[show];  // spurious_table's
   const items = own.map((r) => {
-    const shown = held ? "" : (() => {
-      const m = mean(runRows(curves, r.run, show).map((p) => p.value));
-      return html`, mean ${show} <b data-readout="${r.run}_mean" data-value="${m}">${m.toFixed(3)}</b>`;
-    })();
+    const m = r[meanKey];
+    const shown = held ? "" : html`, mean ${show} <b data-readout="${r.run}_mean" data-value="${m}">${m.toFixed(3)}</b>`;
     return html`<li>${ARM_WORDS[r.arm]}, seed ${r.seed} (${r.seed % 2 ? "dashed" : "solid"}):
     pass@1 <b data-readout="${r.run}" data-value="${r.pass_at_1}">${r.pass_at_1.toFixed(3)}</b>,
     ${r.gap >= 0 ? "+" : "−"}${Math.abs(r.gap).toFixed(3)} on the cold start${shown}</li>`;
